@@ -1,0 +1,44 @@
+# One-command entry points. `make run` sets up and runs the main job; `make test` sets up
+# and runs the test suite (this is what CI runs, through .ci/run).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test test-all lint format bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	# the pinned CPU wheel first: an unpinned torch would pull GBs of CUDA packages
+	$(VENV)/bin/pip install -q torch==2.13.0
+	$(VENV)/bin/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(PY) main.py
+
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest
+
+test-all: setup
+	$(PY) -m pytest -m ''
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: setup
+	$(VENV)/bin/pip install -q -e '.[peers]'
+	$(PY) benchmarks/engine_speed.py
+	$(PY) benchmarks/env_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,188 @@
+"""Engine speed: random legal play and min-deadwood throughput, against the peers.
+
+Usage: ``python benchmarks/engine_speed.py [--seconds 3] [--batches 1 64 1024 4096]``
+
+Measures on one core (BLAS/OpenMP threads pinned to 1):
+
+- random legal play, player actions per second (legal masks with knock masks
+  computed every step), at each batch size, with hands re-dealt as they end;
+- ``min_deadwood`` hands per second on uniform and dense 10- and 11-card hands;
+- the same for OpenSpiel (``gin_rummy`` ``apply_action`` play, ``GinRummyUtils.min_deadwood``)
+  and RLCard (``gin-rummy`` env steps) when they are installed, with ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+from _common import fmt_rate, print_table, rate  # noqa: E402
+
+from hgin_env.engine import GinEngine, card_text, min_deadwood  # noqa: E402
+from hgin_env.envs.policy import random_legal_actions as random_legal  # noqa: E402
+
+
+def ours_play(batch: int, seconds: float) -> float:
+    """Player actions per second of random legal play at one batch size."""
+    eng = GinEngine(batch, seed=0)
+    eng.reset()
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        done = 0
+        for _ in range(20):
+            live = ~eng.over
+            eng.step(random_legal(eng.legal_action_mask(), rng))
+            done += int(live.sum())
+            if eng.over.any():
+                eng.reset(mask=eng.over)
+        return done
+
+    return rate(work, seconds)
+
+
+def hands(n: int, size: int, dense: bool, rng: np.random.Generator) -> np.ndarray:
+    """bool[n, 52] hands: uniform, or dense (drawn from 4 ranks x all suits + 2 suits)."""
+    out = np.zeros((n, 52), bool)
+    for i in range(n):
+        if dense:
+            ranks = rng.choice(13, 4, replace=False)
+            suits = rng.choice(4, 2, replace=False)
+            pool = {s * 13 + r for s in range(4) for r in ranks}
+            pool |= {s * 13 + r for s in suits for r in range(13)}
+            out[i, rng.choice(sorted(pool), size, replace=False)] = True
+        else:
+            out[i, rng.choice(52, size, replace=False)] = True
+    return out
+
+
+def openspiel_play(seconds: float) -> float | None:
+    """OpenSpiel gin_rummy random play: player actions per second (chance moves excluded)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("gin_rummy")
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        state = game.new_initial_state()
+        done = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                done += 1
+        return done
+
+    return rate(work, seconds)
+
+
+def rlcard_play(seconds: float) -> float | None:
+    """RLCard gin-rummy random play: env steps per second."""
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        state, _ = env.reset()
+        done = 0
+        while not env.is_over():
+            legal = list(state["legal_actions"].keys())
+            state, _ = env.step(legal[rng.integers(len(legal))])
+            done += 1
+        return done
+
+    return rate(work, seconds)
+
+
+def openspiel_min_deadwood(batch: np.ndarray, seconds: float) -> float | None:
+    """OpenSpiel GinRummyUtils.min_deadwood hands per second (C++ through pybind)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
+    # OpenSpiel numbers cards by its own suit order (s, c, d, h): convert through text
+    lists = [
+        [utils.card_int(card_text(c)[0] + card_text(c)[1].lower()) for c in np.flatnonzero(h)]
+        for h in batch
+    ]
+
+    def work() -> int:
+        for cards in lists:
+            utils.min_deadwood(cards)
+        return len(lists)
+
+    return rate(work, seconds)
+
+
+def main() -> None:
+    """Run the benchmark and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    args = parser.parse_args()
+
+    os_rate = openspiel_play(args.seconds)
+    rl_rate = rlcard_play(args.seconds)
+    rows = []
+    for name, r in (
+        ("OpenSpiel gin_rummy (1 game)", os_rate),
+        ("RLCard gin-rummy (1 game)", rl_rate),
+    ):
+        rows.append([name, fmt_rate(r) if r else "not installed", "1.0x" if r else "-", "-", "-"])
+    for batch in args.batches:
+        r = ours_play(batch, args.seconds)
+        rows.append(
+            [
+                f"hollywood-gin, batch {batch}",
+                fmt_rate(r),
+                "-",
+                f"{r / os_rate:,.1f}x" if os_rate else "-",
+                f"{r / rl_rate:,.1f}x" if rl_rate else "-",
+            ]
+        )
+    for row in rows[:2]:
+        row[2] = "-"
+    print_table(
+        "Random legal play, player actions per second (one core)",
+        ["engine", "actions/s", "", "vs OpenSpiel", "vs RLCard"],
+        rows,
+    )
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for dense in (False, True):
+        for size in (10, 11):
+            batch = hands(4096, size, dense, rng)
+            ours = rate(lambda b=batch: (min_deadwood(b), len(b))[1], args.seconds)
+            theirs = openspiel_min_deadwood(batch[:2000], args.seconds)
+            rows.append(
+                [
+                    f"{'dense' if dense else 'uniform'} {size} cards",
+                    fmt_rate(ours),
+                    fmt_rate(theirs) if theirs else "not installed",
+                    f"{ours / theirs:,.1f}x" if theirs else "-",
+                ]
+            )
+    print_table(
+        "min_deadwood, hands per second (batch of 4096; OpenSpiel one call per hand)",
+        ["hands", "hollywood-gin", "OpenSpiel C++", "ratio"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,545 @@
+"""The batched round engine: N independent hands of gin played in lock step.
+
+One call of ``step`` applies one action in every live hand; every rule step is a
+function over boolean row masks (``is_pass``, ``is_take``, ``stock_exhausted``),
+never a Python loop over the batch.
+
+A hand goes through these phases (``Phase``), RULES.md section 3:
+
+- ``OFFER``: the first-turn upcard offer, to the non-dealer then the dealer:
+  take (105) or pass (106). After two passes the non-dealer must draw from the
+  stock (``must_draw_stock``).
+- ``DRAW``: take the top of the stock (104) or of the discard pile (105).
+- ``DISCARD``: discard a card (0..51) or knock with a discard (52..103); not the
+  card just taken from the pile unless ``allow_rediscard``.
+- ``OVER``: the hand has ended; ``outcome`` says how.
+
+Deck order (``reset(decks=...)``): ``deck[0:10]`` is the non-dealer's hand,
+``deck[10:20]`` the dealer's, ``deck[20]`` the upcard, ``deck[21]`` the top of
+the stock, then ``deck[22]`` and so on. Without decks, each game shuffles from
+its own seed and hand counter with a counter-based hash, so a game's deals do
+not depend on the batch it runs in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import IntEnum
+
+import numpy as np
+
+from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE, action_text
+from hgin_env.engine.cards import N_CARDS, card_text
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.knock import resolve_knocks
+from hgin_env.engine.melds import (
+    NO_DEADWOOD,
+    deadwood_after_discard,
+    knock_discards,
+    min_deadwood,
+)
+
+HAND_SIZE = 10
+UPCARD = 2 * HAND_SIZE
+STOCK_START = UPCARD + 1
+#: the hand ends as a draw when a discard leaves this many stock cards
+STOCK_LEFT_AT_DRAW = 2
+
+
+class Phase(IntEnum):
+    """What the player to act must do."""
+
+    OFFER = 0
+    DRAW = 1
+    DISCARD = 2
+    OVER = 3
+
+
+class Outcome(IntEnum):
+    """How a hand ended (``NONE`` while it is live)."""
+
+    NONE = 0
+    KNOCK = 1
+    GIN = 2
+    UNDERCUT = 3
+    BIG_GIN = 4
+    DRAW = 5
+    TRUNCATED = 6
+
+
+@dataclass
+class HandState:
+    """State of N hands; every field has the batch as its leading axis. Seats are 0 and 1."""
+
+    deck: np.ndarray  # int8[N, 52]: this hand's deck order (see module docstring)
+    stock_pos: np.ndarray  # int16[N]: index in deck of the stock's top card; stock = 52 - pos
+    hands: np.ndarray  # bool[N, 2, 52]: cards held by each seat
+    pile: np.ndarray  # int8[N, 52]: discard pile, bottom first; entries >= pile_size unused
+    pile_size: np.ndarray  # int16[N]: cards in the discard pile
+    known: np.ndarray  # bool[N, 2, 52]: cards a seat took from the pile and still holds
+    discards: np.ndarray  # bool[N, 2, 52]: cards a seat discarded this hand
+    dealer: np.ndarray  # int8[N]: seat that dealt this hand
+    current: np.ndarray  # int8[N]: seat to act
+    phase: np.ndarray  # int8[N]: a Phase
+    passes: np.ndarray  # int8[N]: passes made on the first-turn offer (0..2)
+    must_draw_stock: np.ndarray  # bool[N]: both passed; the non-dealer must draw the stock
+    taken: np.ndarray  # int8[N]: card just taken from the pile this turn, -1 if none
+    turns: np.ndarray  # int16[N]: turns completed (discards and knocks) this hand
+    outcome: np.ndarray  # int8[N]: an Outcome
+    winner: np.ndarray  # int8[N]: seat that scored the hand, -1 if none (or live)
+    points: np.ndarray  # int16[N]: points to the winner
+    knocker: np.ndarray  # int8[N]: seat that knocked, -1 if none
+    knocker_deadwood: np.ndarray  # int16[N]: knocker's deadwood in the chosen arrangement
+    defender_deadwood: np.ndarray  # int16[N]: defender's deadwood after layoffs
+    layoffs: np.ndarray  # bool[N, 52]: defender cards laid off on the knocker's melds
+    knocker_sets: np.ndarray  # int64[N, 4]: per suit, knocker cards in sets (13-bit masks)
+    knocker_runs: np.ndarray  # int64[N, 4]: per suit, knocker cards in runs
+    defender_sets: np.ndarray  # int64[N, 4]: per suit, defender cards in its own sets
+    defender_runs: np.ndarray  # int64[N, 4]: per suit, defender cards in its own runs
+
+    @classmethod
+    def empty(cls, n: int) -> HandState:
+        """Allocate the arrays for n hands (all ``OVER`` until reset)."""
+        z = np.zeros
+        return cls(
+            deck=z((n, N_CARDS), np.int8),
+            stock_pos=z(n, np.int16),
+            hands=z((n, 2, N_CARDS), bool),
+            pile=z((n, N_CARDS), np.int8),
+            pile_size=z(n, np.int16),
+            known=z((n, 2, N_CARDS), bool),
+            discards=z((n, 2, N_CARDS), bool),
+            dealer=z(n, np.int8),
+            current=z(n, np.int8),
+            phase=np.full(n, Phase.OVER, np.int8),
+            passes=z(n, np.int8),
+            must_draw_stock=z(n, bool),
+            taken=np.full(n, -1, np.int8),
+            turns=z(n, np.int16),
+            outcome=z(n, np.int8),
+            winner=np.full(n, -1, np.int8),
+            points=z(n, np.int16),
+            knocker=np.full(n, -1, np.int8),
+            knocker_deadwood=z(n, np.int16),
+            defender_deadwood=z(n, np.int16),
+            layoffs=z((n, N_CARDS), bool),
+            knocker_sets=z((n, 4), np.int64),
+            knocker_runs=z((n, 4), np.int64),
+            defender_sets=z((n, 4), np.int64),
+            defender_runs=z((n, 4), np.int64),
+        )
+
+    def rows(self, index: np.ndarray) -> HandState:
+        """A copy of the selected hands (index: int or bool array over the batch)."""
+        return HandState(**{f.name: getattr(self, f.name)[index].copy() for f in fields(self)})
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finalizer over uint64 arrays: a fast, well-spread integer hash."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def hash_stream(seeds: np.ndarray, counter: np.ndarray, salt: int) -> np.ndarray:
+    """One uint64 per game from (seed, counter, salt): the engine's only randomness."""
+    with np.errstate(over="ignore"):
+        x = mix64(np.asarray(seeds, np.uint64) * _GOLDEN + np.uint64(salt))
+        return mix64(x ^ (np.asarray(counter, np.uint64) * _GOLDEN))
+
+
+def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
+    """int8[N, 52] deck orders, one permutation per (seed, counter) pair."""
+    base = hash_stream(seeds, counter, salt=1)
+    with np.errstate(over="ignore"):
+        keys = mix64(base[:, None] + np.arange(1, N_CARDS + 1, dtype=np.uint64) * _GOLDEN)
+    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+
+
+def game_seeds(seed: int | np.ndarray | None, n: int) -> np.ndarray:
+    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is."""
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+    arr = np.asarray(seed)
+    if arr.ndim == 0:
+        if int(arr) < 0:
+            raise ValueError(f"seed must be >= 0, got {int(arr)}")
+        return np.uint64(int(arr)) + np.arange(n, dtype=np.uint64)
+    if arr.shape != (n,):
+        raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
+    return arr.astype(np.uint64)
+
+
+class GinEngine:
+    """N hands of gin rummy played in lock step (RULES.md section 3).
+
+    Args:
+        n: number of games in the batch.
+        rules: the rules options.
+        seed: an int (game i uses ``seed + i``), a uint64[N] array of per-game seeds,
+            or None for fresh entropy.
+
+    Typical use::
+
+        eng = GinEngine(1024, seed=0)
+        eng.reset()
+        while not eng.all_over:
+            eng.step(policy(eng.legal_action_mask()))
+    """
+
+    def __init__(self, n: int, rules: RulesConfig | None = None, seed=None) -> None:
+        if n < 1:
+            raise ValueError(f"the batch needs at least one game, got n={n}")
+        self.n = n
+        self.rules = rules or RulesConfig()
+        self.seeds = game_seeds(seed, n)
+        self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
+        self.state = HandState.empty(n)
+        self._mask: np.ndarray | None = None
+        self._discard_deadwood: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current_player(self) -> np.ndarray:
+        """int8[N]: the seat to act."""
+        return self.state.current
+
+    @property
+    def dealer(self) -> np.ndarray:
+        """int8[N]: the seat that dealt the current hand."""
+        return self.state.dealer
+
+    @property
+    def phase(self) -> np.ndarray:
+        """int8[N]: each game's ``Phase``."""
+        return self.state.phase
+
+    @property
+    def over(self) -> np.ndarray:
+        """bool[N]: hands that have ended."""
+        return self.state.phase == Phase.OVER
+
+    @property
+    def all_over(self) -> bool:
+        """Whether every hand in the batch has ended."""
+        return bool(self.over.all())
+
+    @property
+    def stock_size(self) -> np.ndarray:
+        """int[N]: cards left in the stock."""
+        return N_CARDS - self.state.stock_pos.astype(np.int64)
+
+    @property
+    def top_discard(self) -> np.ndarray:
+        """int[N]: the card on top of the discard pile, -1 if the pile is empty."""
+        s = self.state
+        top = s.pile[np.arange(self.n), np.maximum(s.pile_size - 1, 0)].astype(np.int64)
+        return np.where(s.pile_size > 0, top, -1)
+
+    def discard_deadwood(self) -> np.ndarray:
+        """int64[N, 52]: for games in ``DISCARD``, the deadwood left by discarding each card.
+
+        ``NO_DEADWOOD`` for cards not held and for games in another phase. Cached per step.
+        """
+        if self._discard_deadwood is None:
+            s = self.state
+            out = np.full((self.n, N_CARDS), NO_DEADWOOD, dtype=np.int64)
+            rows = np.flatnonzero(s.phase == Phase.DISCARD)
+            if rows.size:
+                out[rows] = deadwood_after_discard(s.hands[rows, s.current[rows]])
+            self._discard_deadwood = out
+        return self._discard_deadwood
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool[N, 107]: the legal actions of the seat to act (all false once a hand is over)."""
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask
+
+    def _compute_mask(self) -> np.ndarray:
+        s = self.state
+        mask = np.zeros((self.n, N_ACTIONS), dtype=bool)
+        is_offer = s.phase == Phase.OFFER
+        is_draw = s.phase == Phase.DRAW
+        mask[is_offer, TAKE] = True
+        mask[is_offer, PASS] = True
+        mask[is_draw, DRAW] = True
+        mask[is_draw & ~s.must_draw_stock & (s.pile_size > 0), TAKE] = True
+        rows = np.flatnonzero(s.phase == Phase.DISCARD)
+        if rows.size:
+            hand = s.hands[rows, s.current[rows]]
+            may_discard = hand.copy()
+            if not self.rules.allow_rediscard:
+                has_taken = s.taken[rows] >= 0
+                may_discard[has_taken, s.taken[rows][has_taken]] = False
+            mask[rows, :N_CARDS] = may_discard
+            if self._discard_deadwood is not None:
+                knockable = self._discard_deadwood[rows] <= self.rules.knock_limit
+            else:
+                knockable = knock_discards(hand, self.rules.knock_limit)
+            may_knock = may_discard & knockable
+            if self.rules.big_gin_bonus is not None:
+                big = min_deadwood(hand) == 0
+                may_knock[big] = hand[big]
+            mask[rows, KNOCK : KNOCK + N_CARDS] = may_knock
+        return mask
+
+    # ------------------------------------------------------------------ reset
+    def reset(
+        self,
+        mask: np.ndarray | None = None,
+        decks: np.ndarray | None = None,
+        dealers: np.ndarray | int | None = None,
+    ) -> None:
+        """Deal a new hand in the selected games.
+
+        Args:
+            mask: bool[N], games to deal (default: all).
+            decks: int[N, 52] or int[52] deck orders (see module docstring); default:
+                each game's seeded shuffle.
+            dealers: int seat or int[N] seats dealing; default: drawn from each game's seed.
+
+        Raises:
+            ValueError: if a deck is not a permutation of 0..51 or a dealer not 0/1.
+        """
+        rows = np.arange(self.n) if mask is None else np.flatnonzero(np.asarray(mask, bool))
+        if rows.size == 0:
+            return
+        counter = self.hand_counter[rows]
+        self.hand_counter[rows] += 1
+        if decks is None:
+            deck = shuffled_decks(self.seeds[rows], counter)
+        else:
+            deck = np.broadcast_to(np.asarray(decks), (self.n, N_CARDS))[rows]
+            if not (np.sort(deck, axis=1) == np.arange(N_CARDS)).all():
+                raise ValueError("each deck must be a permutation of the card ids 0..51")
+            deck = deck.astype(np.int8)
+        if dealers is None:
+            dealer = (hash_stream(self.seeds[rows], counter, salt=2) & np.uint64(1)).astype(np.int8)
+        else:
+            dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows].astype(np.int8)
+            if not np.isin(dealer, (0, 1)).all():
+                raise ValueError(f"dealers must be seat 0 or 1, got {np.unique(dealer)}")
+        fresh = HandState.empty(rows.size)
+        fresh.deck = deck
+        r = np.arange(rows.size)
+        non_dealer = 1 - dealer
+        fresh.hands[r[:, None], non_dealer[:, None], deck[:, :HAND_SIZE]] = True
+        fresh.hands[r[:, None], dealer[:, None], deck[:, HAND_SIZE:UPCARD]] = True
+        fresh.pile[:, 0] = deck[:, UPCARD]
+        fresh.pile_size[:] = 1
+        fresh.stock_pos[:] = STOCK_START
+        fresh.dealer = dealer
+        fresh.current = non_dealer.astype(np.int8)
+        fresh.phase[:] = Phase.OFFER
+        for f in fields(HandState):
+            getattr(self.state, f.name)[rows] = getattr(fresh, f.name)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._mask = None
+        self._discard_deadwood = None
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """Apply one action per game; games whose hand is over ignore theirs.
+
+        Args:
+            actions: int[N] action ids (see ``hgin_env.engine.actions``).
+
+        Returns:
+            bool[N]: the hands that ended with this step.
+
+        Raises:
+            ValueError: naming the game index and the action when an action is illegal.
+        """
+        actions = np.asarray(actions).reshape(-1)
+        if actions.shape != (self.n,):
+            raise ValueError(f"expected {self.n} actions (one per game), got shape {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        s = self.state
+        live = s.phase != Phase.OVER
+        self._check_legal(actions, live)
+        a = actions.astype(np.int64)
+        self._apply_pass(live & (a == PASS))
+        self._apply_take(live & (a == TAKE))
+        self._apply_draw(live & (a == DRAW))
+        is_discard = live & (a < KNOCK)
+        is_knock = live & (a >= KNOCK) & (a < DRAW)
+        cards = a % N_CARDS
+        self._apply_discard(is_discard | is_knock, cards)
+        self._end_turn(is_discard)
+        self._resolve_knock(is_knock, cards)
+        self._invalidate()
+        return live & (s.phase == Phase.OVER)
+
+    def _check_legal(self, actions: np.ndarray, live: np.ndarray) -> None:
+        in_range = (actions >= 0) & (actions < N_ACTIONS)
+        mask = self.legal_action_mask()
+        ok = in_range & mask[np.arange(self.n), np.clip(actions, 0, N_ACTIONS - 1)]
+        bad = np.flatnonzero(live & ~ok)
+        if bad.size:
+            i = int(bad[0])
+            legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask[i]))
+            phase = Phase(int(self.state.phase[i])).name
+            raise ValueError(
+                f"game {i}: illegal action {int(actions[i])} ({action_text(actions[i])}) "
+                f"in phase {phase} for seat {int(self.state.current[i])}; legal: {legal}"
+                + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
+            )
+
+    def _apply_pass(self, is_pass: np.ndarray) -> None:
+        """First-turn offer: the non-dealer passes to the dealer; two passes start play."""
+        s = self.state
+        s.passes[is_pass] += 1
+        both = is_pass & (s.passes >= 2)
+        s.current[is_pass] = np.where(both, 1 - s.dealer, s.dealer)[is_pass]
+        s.phase[both] = Phase.DRAW
+        s.must_draw_stock[both] = True
+
+    def _apply_take(self, is_take: np.ndarray) -> None:
+        """Take the top of the discard pile (the upcard on the first turn)."""
+        s = self.state
+        rows = np.flatnonzero(is_take)
+        if rows.size == 0:
+            return
+        s.pile_size[rows] -= 1
+        card = s.pile[rows, s.pile_size[rows]]
+        seat = s.current[rows]
+        s.hands[rows, seat, card] = True
+        s.known[rows, seat, card] = True
+        s.taken[rows] = card
+        s.phase[rows] = Phase.DISCARD
+
+    def _apply_draw(self, is_draw: np.ndarray) -> None:
+        """Draw the top card of the stock."""
+        s = self.state
+        rows = np.flatnonzero(is_draw)
+        if rows.size == 0:
+            return
+        card = s.deck[rows, s.stock_pos[rows]]
+        s.stock_pos[rows] += 1
+        s.hands[rows, s.current[rows], card] = True
+        s.taken[rows] = -1
+        s.must_draw_stock[rows] = False
+        s.phase[rows] = Phase.DISCARD
+
+    def _apply_discard(self, is_discard: np.ndarray, cards: np.ndarray) -> None:
+        """Move the chosen card from the hand to the top of the discard pile."""
+        s = self.state
+        rows = np.flatnonzero(is_discard)
+        if rows.size == 0:
+            return
+        card = cards[rows]
+        seat = s.current[rows]
+        s.hands[rows, seat, card] = False
+        s.known[rows, seat, card] = False
+        s.discards[rows, seat, card] = True
+        s.pile[rows, s.pile_size[rows]] = card
+        s.pile_size[rows] += 1
+        s.taken[rows] = -1
+        s.turns[rows] += 1
+
+    def _end_turn(self, is_discard: np.ndarray) -> None:
+        """After a plain discard: a drawn hand, a truncated hand, or the other seat's turn."""
+        s = self.state
+        stock_exhausted = is_discard & (self.stock_size <= STOCK_LEFT_AT_DRAW)
+        too_long = is_discard & ~stock_exhausted & (s.turns >= self.rules.max_turns_per_hand)
+        goes_on = is_discard & ~stock_exhausted & ~too_long
+        s.outcome[stock_exhausted] = Outcome.DRAW
+        s.outcome[too_long] = Outcome.TRUNCATED
+        s.phase[stock_exhausted | too_long] = Phase.OVER
+        s.current[goes_on] = 1 - s.current[goes_on]
+        s.phase[goes_on] = Phase.DRAW
+
+    def _resolve_knock(self, is_knock: np.ndarray, cards: np.ndarray) -> None:
+        """Score the knocks of this step (RULES.md "Knocking" and "Scoring one hand")."""
+        s = self.state
+        rows = np.flatnonzero(is_knock)
+        if rows.size == 0:
+            return
+        seat = s.current[rows]
+        knocker = s.hands[rows, seat]
+        big_gin = None
+        if self.rules.big_gin_bonus is not None:
+            with_discard = knocker.copy()
+            with_discard[np.arange(rows.size), cards[rows]] = True
+            big_gin = min_deadwood(with_discard) == 0
+            knocker = np.where(big_gin[:, None], with_discard, knocker)
+            # a big gin keeps all 11 cards: take the discard back from the pile
+            back = rows[big_gin]
+            s.pile_size[back] -= 1
+            s.hands[back, seat[big_gin], cards[back]] = True
+            s.discards[back, seat[big_gin], cards[back]] = False
+        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], self.rules, big_gin=big_gin)
+        s.phase[rows] = Phase.OVER
+        s.knocker[rows] = seat
+        s.winner[rows] = np.where(res.knocker_wins, seat, 1 - seat)
+        s.points[rows] = res.points
+        s.outcome[rows] = np.select(
+            [res.big_gin, res.gin, res.undercut],
+            [Outcome.BIG_GIN, Outcome.GIN, Outcome.UNDERCUT],
+            Outcome.KNOCK,
+        )
+        s.knocker_deadwood[rows] = res.knocker_deadwood
+        s.defender_deadwood[rows] = res.defender_deadwood
+        s.layoffs[rows] = res.layoffs
+        s.knocker_sets[rows] = res.knocker_set_cards
+        s.knocker_runs[rows] = res.knocker_run_cards
+        s.defender_sets[rows] = res.defender_set_cards
+        s.defender_runs[rows] = res.defender_run_cards
+
+    # ------------------------------------------------------------------ checks
+    def check_invariants(self) -> None:
+        """Raise ``AssertionError`` if any game's state is inconsistent (for tests and debugging).
+
+        Checks: every card is in exactly one place (stock, a hand, the pile), hand sizes
+        fit the phase, and a live hand has at least one legal action.
+        """
+        s = self.state
+        n = self.n
+        dealt = np.flatnonzero(s.pile_size > 0)
+        where = s.hands[dealt].sum(axis=1).astype(np.int64)  # [D, 52]: copies in the hands
+        r = np.arange(dealt.size)
+        in_pile = np.arange(N_CARDS)[None, :] < s.pile_size[dealt, None]
+        np.add.at(
+            where, (np.broadcast_to(r[:, None], in_pile.shape)[in_pile], s.pile[dealt][in_pile]), 1
+        )
+        in_stock = np.arange(N_CARDS)[None, :] >= s.stock_pos[dealt, None]
+        np.add.at(
+            where,
+            (np.broadcast_to(r[:, None], in_stock.shape)[in_stock], s.deck[dealt][in_stock]),
+            1,
+        )
+        bad = dealt[(where != 1).any(axis=1)]
+        assert bad.size == 0, f"game {int(bad[0])}: a card is missing or in two places"
+        sizes = s.hands.sum(axis=2)
+        live = s.phase != Phase.OVER
+        acting = s.current.astype(np.int64)
+        in_discard = s.phase == Phase.DISCARD
+        want = np.where(in_discard, 11, 10)
+        got = sizes[np.arange(n), acting]
+        assert (got[live] == want[live]).all(), "the acting seat holds the wrong number of cards"
+        assert (sizes[np.arange(n), 1 - acting][live] == 10).all(), "the waiting seat != 10 cards"
+        mask = self.legal_action_mask()
+        assert (mask[live].any(axis=1)).all(), "a live hand has no legal action"
+        assert not mask[~live].any(), "a finished hand has legal actions"
+
+    def describe(self, i: int) -> str:
+        """A one-game text summary (hands, pile top, stock, phase) for debugging."""
+        from hgin_env.engine.cards import format_cards
+
+        s = self.state
+        top = self.top_discard[i]
+        return (
+            f"game {i}: phase {Phase(int(s.phase[i])).name}, seat {int(s.current[i])} to act, "
+            f"dealer {int(s.dealer[i])}, stock {int(self.stock_size[i])}, "
+            f"top {card_text(top) if top >= 0 else '-'}\n"
+            f"  seat 0: {format_cards(s.hands[i, 0])}\n  seat 1: {format_cards(s.hands[i, 1])}"
+        )

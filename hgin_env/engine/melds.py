@@ -1,0 +1,299 @@
+"""Melds and deadwood, exact and vectorized over a batch of hands.
+
+Method (exact): a set uses 3 or 4 cards of one rank and a rank holds at most one
+set, so every arrangement is fixed by (a) which cards of each rank holding 3+
+cards go into a set (none, one of the triples, or the quad) and (b) runs in the
+cards left. Once the set cards are removed, the suits are independent, and in
+one suit every maximal stretch of 3+ consecutive ranks is melded whole (it is one
+run). So the best run value of a suit is a lookup in an 8192-entry table indexed
+by the suit's 13-bit rank mask, and the minimum deadwood of a hand is a minimum
+over the few *set scenarios* the hand allows (1, 6, 36, ... for 0, 1, 2, ...
+ranks holding 3+ cards). Hands are grouped by their number of such ranks so that
+each group enumerates only the scenarios it needs.
+
+Deadwood after discarding card ``c`` reuses the scenarios: it changes only the
+run value of ``c``'s suit, one more table lookup (``DISCARD_LOSS``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
+
+_N_MASKS = 1 << N_RANKS
+#: value above any deadwood, used for "not possible" entries
+NO_DEADWOOD = 1000
+
+
+def _build_run_cover() -> np.ndarray:
+    """int64[8192]: the cards of a suit mask that lie in stretches of 3+ consecutive ranks."""
+    m = np.arange(_N_MASKS, dtype=np.int64)
+    starts = m & (m >> 1) & (m >> 2)
+    return (starts | (starts << 1) | (starts << 2)) & (_N_MASKS - 1)
+
+
+def _build_mask_value() -> np.ndarray:
+    """int64[8192]: total deadwood value of the ranks in a 13-bit suit mask."""
+    m = np.arange(_N_MASKS, dtype=np.int64)
+    bits = (m[:, None] >> np.arange(N_RANKS)) & 1
+    return bits @ RANK_VALUE
+
+
+def _build_discard_loss(run_value: np.ndarray) -> np.ndarray:
+    """int64[8192, 13]: run value lost from a suit mask when rank r is removed from it."""
+    m = np.arange(_N_MASKS, dtype=np.int64)
+    without = m[:, None] & ~(np.int64(1) << np.arange(N_RANKS))
+    return run_value[m][:, None] - run_value[without]
+
+
+def _build_set_options() -> tuple[np.ndarray, np.ndarray]:
+    """Set choices of one rank by its 4-bit suit mask: int64[16, 6] suits used, bool[16, 6] valid.
+
+    Option 0 is always "no set". A rank with 3 cards adds its triple; a rank with 4
+    cards adds its four triples and the quad.
+    """
+    options = np.zeros((16, 6), dtype=np.int64)
+    valid = np.zeros((16, 6), dtype=bool)
+    valid[:, 0] = True
+    for suits in range(16):
+        count = bin(suits).count("1")
+        if count == 3:
+            options[suits, 1] = suits
+            valid[suits, 1] = True
+        elif count == 4:
+            options[suits, 1:] = [0b1110, 0b1101, 0b1011, 0b0111, 0b1111]
+            valid[suits, 1:] = True
+    return options, valid
+
+
+_POPCOUNT4 = np.array([bin(m).count("1") for m in range(16)], dtype=np.int8)
+RUN_COVER = _build_run_cover()
+MASK_VALUE = _build_mask_value()
+RUN_VALUE = MASK_VALUE[RUN_COVER]
+DISCARD_LOSS = _build_discard_loss(RUN_VALUE)
+#: int32[8192, 13]: DISCARD_LOSS where rank r is in the mask, else a loss no hand can
+#: absorb, so one subtraction both scores a discard and rules out cards not in the mask
+_LOSS_OR_ABSENT = np.where(
+    (np.arange(_N_MASKS)[:, None] >> np.arange(N_RANKS)) & 1, DISCARD_LOSS, 4 * NO_DEADWOOD
+).astype(np.int32)
+SET_OPTIONS, SET_OPTION_VALID = _build_set_options()
+_COMBOS: dict[int, np.ndarray] = {}
+
+
+def _combos(k: int) -> np.ndarray:
+    """int64[6**k, k]: every choice of one set option for each of k ranks."""
+    if k not in _COMBOS:
+        combos = list(itertools.product(range(6), repeat=k))
+        _COMBOS[k] = np.array(combos, dtype=np.int64).reshape(len(combos), k)
+    return _COMBOS[k]
+
+
+@dataclass
+class SetScenarios:
+    """The set scenarios of a group of G hands that all hold k ranks with 3+ cards.
+
+    Attributes:
+        rows: int64[G], the hands' indices in the batch.
+        removed: int64[G, S, 4], per suit, the 13-bit mask of cards put into sets.
+        set_value: int64[G, S], total value of the set cards.
+        valid: bool[G, S], whether the scenario is possible for the hand.
+        remaining: int64[G, S, 4], suit masks left for runs.
+    """
+
+    rows: np.ndarray
+    removed: np.ndarray
+    set_value: np.ndarray
+    valid: np.ndarray
+    remaining: np.ndarray
+
+
+def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
+    """Enumerate the set scenarios of each hand, grouped by its number of 3+ ranks.
+
+    Args:
+        hands: bool[N, 52].
+
+    Returns:
+        One ``SetScenarios`` per distinct count k of ranks holding 3 or more cards.
+    """
+    hands = np.asarray(hands, dtype=bool)
+    n = hands.shape[0]
+    by_suit = hands.reshape(n, N_SUITS, N_RANKS)
+    # rank_suits[i, r]: 4-bit mask of the suits holding rank r
+    rank_suits = np.packbits(by_suit.transpose(0, 2, 1), axis=2, bitorder="little")[..., 0]
+    candidates = _POPCOUNT4[rank_suits] >= 3  # bool[N, 13]
+    k_of = candidates.sum(axis=1)
+    smask = suit_masks(hands)  # int64[N, 4]
+    groups = []
+    for k in np.unique(k_of):
+        rows = np.flatnonzero(k_of == k)
+        g = rows.size
+        combos = _combos(int(k))  # [S, k]
+        if k == 0:
+            removed = np.zeros((g, 1, N_SUITS), dtype=np.int64)
+            set_value = np.zeros((g, 1), dtype=np.int64)
+            valid = np.ones((g, 1), dtype=bool)
+        else:
+            ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
+            suits = np.take_along_axis(rank_suits[rows], ranks, axis=1)  # [G, k]
+            option = SET_OPTIONS[suits[:, None, :], combos[None, :, :]]  # [G, S, k]
+            valid = SET_OPTION_VALID[suits[:, None, :], combos[None, :, :]].all(axis=2)
+            used = (option[..., None] >> np.arange(N_SUITS)) & 1  # [G, S, k, 4]
+            removed = (used << ranks[:, None, :, None]).sum(axis=2)  # [G, S, 4]
+            set_value = (used.sum(axis=3) * RANK_VALUE[ranks][:, None, :]).sum(axis=2)
+        remaining = smask[rows][:, None, :] & ~removed
+        groups.append(SetScenarios(rows, removed, set_value, valid, remaining))
+    return groups
+
+
+def _melded_value(sc: SetScenarios) -> np.ndarray:
+    """int64[G, S]: melded value of each scenario (-1 where the scenario is invalid)."""
+    melded = sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2)
+    return np.where(sc.valid, melded, -1)
+
+
+def _as_batch(hands: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    hands = np.asarray(hands, dtype=bool)
+    if hands.shape[-1] != N_CARDS:
+        raise ValueError(f"hands must be bool[..., 52], got shape {hands.shape}")
+    return hands.reshape(-1, N_CARDS), hands.shape[:-1]
+
+
+def min_deadwood(hands: np.ndarray) -> np.ndarray:
+    """Minimum deadwood of each hand over all ways to pick disjoint melds.
+
+    Args:
+        hands: bool[..., 52], any number of cards per hand.
+
+    Returns:
+        int64[...], the minimum deadwood.
+    """
+    flat, shape = _as_batch(hands)
+    out = np.zeros(flat.shape[0], dtype=np.int64)
+    total = flat.astype(np.int64) @ CARD_VALUE
+    for sc in set_scenarios(flat):
+        out[sc.rows] = total[sc.rows] - _melded_value(sc).max(axis=1)
+    return out.reshape(shape)
+
+
+def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
+    """Minimum deadwood left after discarding each card.
+
+    Args:
+        hands: bool[..., 52] (typically 11 cards).
+
+    Returns:
+        int64[..., 52]: entry c is the minimum deadwood of ``hand - {c}`` for a held
+        card c, and ``NO_DEADWOOD`` for a card not held.
+    """
+    flat, shape = _as_batch(hands)
+    n = flat.shape[0]
+    out = np.full((n, N_CARDS), NO_DEADWOOD, dtype=np.int64)
+    total = flat.astype(np.int64) @ CARD_VALUE
+    for sc in set_scenarios(flat):
+        melded = _melded_value(sc).astype(np.int32)  # [G, S], -1 if invalid
+        melded[melded < 0] = -4 * NO_DEADWOOD
+        # melded value kept when rank r of suit s leaves the scenario's run cards; very
+        # negative where that card is not among the scenario's run cards
+        kept = melded[:, :, None, None] - _LOSS_OR_ABSENT[sc.remaining]  # [G, S, 4, 13]
+        best = (kept[:, 0] if kept.shape[1] == 1 else kept.max(axis=1)).reshape(-1, N_CARDS)
+        dead = total[sc.rows, None] - CARD_VALUE[None, :] - best
+        out[sc.rows] = np.where(flat[sc.rows], dead, NO_DEADWOOD)
+    return out.reshape(shape + (N_CARDS,))
+
+
+def may_knock(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
+    """A cheap necessary condition for a knock: false rows cannot knock with any discard.
+
+    A card that lies in no possible meld of the hand (no 3 of its rank, no 3 consecutive
+    ranks of its suit around it) is deadwood in every arrangement; the best a discard can
+    do is to throw the most valuable of them. So if the rest exceed the limit, no discard
+    allows a knock.
+
+    Args:
+        hands11: bool[N, 52].
+        knock_limit: the knock limit.
+
+    Returns:
+        bool[N].
+    """
+    hands11 = np.asarray(hands11, dtype=bool)
+    n = hands11.shape[0]
+    by_suit = hands11.reshape(n, N_SUITS, N_RANKS)
+    in_set = by_suit.sum(axis=1) >= 3  # bool[N, 13]
+    cover = RUN_COVER[suit_masks(hands11)]  # int64[N, 4]
+    in_run = ((cover[:, :, None] >> np.arange(N_RANKS)) & 1).astype(bool)
+    loose = by_suit & ~in_run & ~in_set[:, None, :]
+    values = np.where(loose.reshape(n, N_CARDS), CARD_VALUE, 0)
+    return values.sum(axis=1) - values.max(axis=1) <= knock_limit
+
+
+def knock_discards(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
+    """Which discards leave deadwood <= ``knock_limit``.
+
+    Args:
+        hands11: bool[..., 52] hands of 11 cards (after taking a card).
+        knock_limit: the knock limit.
+
+    Returns:
+        bool[..., 52], true for a held card whose discard allows a knock.
+    """
+    flat, shape = _as_batch(hands11)
+    out = np.zeros(flat.shape, dtype=bool)
+    rows = np.flatnonzero(may_knock(flat, knock_limit))
+    if rows.size:
+        out[rows] = deadwood_after_discard(flat[rows]) <= knock_limit
+    return out.reshape(shape + (N_CARDS,))
+
+
+def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:
+    """One arrangement of a single hand with minimum deadwood.
+
+    Args:
+        hand: bool[52].
+
+    Returns:
+        ``(melds, deadwood_cards)``: melds as lists of card ids (sets first, then runs,
+        each sorted), and the unmelded cards.
+    """
+    hand = np.asarray(hand, dtype=bool).reshape(N_CARDS)
+    (sc,) = set_scenarios(hand[None])
+    best = int(np.argmax(_melded_value(sc)[0]))
+    return arrangement_melds(hand, sc.removed[0, best], sc.remaining[0, best])
+
+
+def arrangement_melds(
+    hand: np.ndarray, set_cards: np.ndarray, run_cards: np.ndarray
+) -> tuple[list[list[int]], list[int]]:
+    """Split one hand into melds given its set cards and run cards per suit.
+
+    Args:
+        hand: bool[52].
+        set_cards: int[4] suit masks of cards in sets.
+        run_cards: int[4] suit masks from which every stretch of 3+ ranks is a run.
+
+    Returns:
+        ``(melds, deadwood_cards)`` as in ``best_melds``.
+    """
+    melds: list[list[int]] = []
+    for rank in range(N_RANKS):
+        cards = [s * N_RANKS + rank for s in range(N_SUITS) if (int(set_cards[s]) >> rank) & 1]
+        if cards:
+            melds.append(cards)
+    melded = {c for m in melds for c in m}
+    for s in range(N_SUITS):
+        cover = int(RUN_COVER[int(run_cards[s])])
+        run: list[int] = []
+        for rank in range(N_RANKS + 1):
+            if rank < N_RANKS and (cover >> rank) & 1:
+                run.append(s * N_RANKS + rank)
+            elif run:
+                melds.append(run)
+                melded.update(run)
+                run = []
+    deadwood = [int(c) for c in np.flatnonzero(hand) if c not in melded]
+    return melds, deadwood

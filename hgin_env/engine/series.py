@@ -1,0 +1,101 @@
+"""Hollywood series, batched: hands dealt one after another on one score sheet per game.
+
+The winner of a hand deals the next one; after a drawn (or truncated) hand the same
+dealer deals again; the first dealer of a series is drawn from the game's seed
+(RULES.md sections 3 and 4). When a hand ends, its result is entered on the score
+sheet and, unless the series is over, the next hand is dealt in the same call, so
+callers see a finished hand only through the ``SeriesStep`` that ended it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, HandState, hash_stream
+from hgin_env.engine.hollywood import ScoreSheets
+
+
+@dataclass
+class SeriesStep:
+    """What one ``SeriesEngine.step`` did.
+
+    Attributes:
+        hand_over: bool[N], games whose hand ended in this step.
+        series_over: bool[N], games whose series ended in this step.
+        rows: int[M], the indices of the games whose hand ended (``flatnonzero(hand_over)``).
+        hands: the final state of those M hands (rows in the order of ``rows``), taken
+            before the next hand was dealt.
+    """
+
+    hand_over: np.ndarray
+    series_over: np.ndarray
+    rows: np.ndarray
+    hands: HandState
+
+
+class SeriesEngine:
+    """N Hollywood series played in lock step over a ``GinEngine`` and ``ScoreSheets``.
+
+    Args:
+        n: number of series in the batch.
+        rules: the rules options.
+        seed: as for ``GinEngine`` (an int gives series i the seed ``seed + i``).
+    """
+
+    def __init__(self, n: int, rules: RulesConfig | None = None, seed=None) -> None:
+        self.rules = rules or RulesConfig()
+        self.engine = GinEngine(n, self.rules, seed)
+        self.sheets = ScoreSheets(n, self.rules)
+        self.n = n
+        self.series_counter = np.zeros(n, dtype=np.int64)  # series started per game
+        self.hands_played = np.zeros(n, dtype=np.int64)  # hands finished in the current series
+
+    @property
+    def finished(self) -> np.ndarray:
+        """bool[N]: series that have ended."""
+        return self.sheets.finished
+
+    def reset(self, mask: np.ndarray | None = None, first_dealers=None) -> None:
+        """Start a new series in the selected games (default: all).
+
+        Args:
+            mask: bool[N] games to restart.
+            first_dealers: int or int[N] seat dealing the first hand; default: drawn at
+                random from each game's seed and series counter.
+        """
+        sel = np.ones(self.n, bool) if mask is None else np.asarray(mask, bool)
+        rows = np.flatnonzero(sel)
+        if rows.size == 0:
+            return
+        if first_dealers is None:
+            bits = hash_stream(self.engine.seeds[rows], self.series_counter[rows], salt=3)
+            dealers = np.zeros(self.n, np.int8)
+            dealers[rows] = (bits & np.uint64(1)).astype(np.int8)
+        else:
+            dealers = np.broadcast_to(np.asarray(first_dealers, np.int8), (self.n,))
+        self.series_counter[rows] += 1
+        self.hands_played[rows] = 0
+        self.sheets.reset(sel)
+        self.engine.reset(mask=sel, dealers=dealers)
+
+    def step(self, actions: np.ndarray) -> SeriesStep:
+        """Apply one action per game, score ended hands and deal the next ones.
+
+        Raises:
+            ValueError: on an illegal action (see ``GinEngine.step``).
+        """
+        eng = self.engine
+        hand_over = eng.step(actions)
+        rows = np.flatnonzero(hand_over)
+        finished_hands = eng.state.rows(rows)
+        series_over = np.zeros(self.n, bool)
+        if rows.size:
+            self.hands_played[rows] += 1
+            series_over = self.sheets.record(eng.state.winner, eng.state.points, mask=hand_over)
+            s = eng.state
+            next_dealer = np.where(s.winner >= 0, s.winner, s.dealer).astype(np.int8)
+            eng.reset(mask=hand_over & ~self.sheets.finished, dealers=next_dealer)
+        return SeriesStep(hand_over, series_over, rows, finished_hands)

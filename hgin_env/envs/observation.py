@@ -1,0 +1,207 @@
+"""The observation a seat receives: a flat float32 vector of what it may legally know.
+
+Layout (``OBS_LAYOUT``; index ranges are also listed in the README). Card blocks are
+52 entries indexed by card id (``suit * 13 + rank``).
+
+========================  =====  ==========================================================
+block                     size   meaning
+========================  =====  ==========================================================
+hand                      52     1 for each card this seat holds
+top_discard               52     one-hot: the top of the discard pile (the upcard at first)
+pile_below                52     the other cards in the discard pile
+opponent_known            52     cards the opponent took from the pile and still holds
+opponent_discards         52     cards the opponent discarded this hand
+own_discards              52     cards this seat discarded this hand
+discard_deadwood          52     in the discard phase: deadwood left by discarding each
+                                 held card / 100 (1.0 for cards not held); else 0
+deadwood                  1      min deadwood of this seat's hand / 100 (11 cards: best
+                                 discard)
+phase                     4      one-hot: offer, draw, forced stock draw, discard
+to_act                    1      1 when this seat is to act
+stock                     1      stock size / 31
+dealer                    1      1 when this seat dealt this hand
+turn                      1      turns completed this hand / max_turns_per_hand
+my_scores                 3      this seat's totals in games 1-3 / game_target
+opp_scores                3      the opponent's totals / game_target
+my_entered                3      this seat has a score entered in game j
+opp_entered               3      the opponent has a score entered in game j
+open_games                3      game j is still open
+my_next_entry             3      a win by this seat now would be entered in game j
+opp_next_entry            3      a win by the opponent now would be entered in game j
+========================  =====  ==========================================================
+
+The Hollywood blocks (the last seven) are zero when no score sheet is given (hand mode).
+Nothing hidden from the seat (the opponent's other cards, the stock order) enters it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.game import GinEngine, Phase
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.melds import NO_DEADWOOD, min_deadwood
+
+STOCK_AT_DEAL = 31
+DEADWOOD_SCALE = 100.0
+
+_BLOCKS = [
+    ("hand", N_CARDS),
+    ("top_discard", N_CARDS),
+    ("pile_below", N_CARDS),
+    ("opponent_known", N_CARDS),
+    ("opponent_discards", N_CARDS),
+    ("own_discards", N_CARDS),
+    ("discard_deadwood", N_CARDS),
+    ("deadwood", 1),
+    ("phase", 4),
+    ("to_act", 1),
+    ("stock", 1),
+    ("dealer", 1),
+    ("turn", 1),
+    ("my_scores", 3),
+    ("opp_scores", 3),
+    ("my_entered", 3),
+    ("opp_entered", 3),
+    ("open_games", 3),
+    ("my_next_entry", 3),
+    ("opp_next_entry", 3),
+]
+
+
+def _build_layout() -> dict[str, slice]:
+    """Name -> slice of each observation block, in order."""
+    layout, start = {}, 0
+    for name, size in _BLOCKS:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+#: name -> slice of each block of the observation vector
+OBS_LAYOUT = _build_layout()
+#: length of the observation vector
+OBS_DIM = sum(size for _, size in _BLOCKS)
+#: phase block entries
+PHASE_OFFER, PHASE_DRAW, PHASE_FORCED_DRAW, PHASE_DISCARD = range(4)
+
+
+@dataclass
+class DecodedObservation:
+    """The observation blocks of a batch as arrays (for bots and tools); see ``OBS_LAYOUT``."""
+
+    hand: np.ndarray  # bool[N, 52]
+    top_discard: np.ndarray  # int[N], -1 when the pile is empty
+    pile_below: np.ndarray  # bool[N, 52]
+    opponent_known: np.ndarray  # bool[N, 52]
+    opponent_discards: np.ndarray  # bool[N, 52]
+    own_discards: np.ndarray  # bool[N, 52]
+    discard_deadwood: np.ndarray  # int[N, 52], NO_DEADWOOD where not held or not discarding
+    deadwood: np.ndarray  # int[N]
+    phase: np.ndarray  # int[N], one of PHASE_*
+    stock: np.ndarray  # int[N]
+    dealer: np.ndarray  # bool[N]
+
+
+def encode_observations(
+    engine: GinEngine,
+    seats: np.ndarray,
+    sheets: ScoreSheets | None = None,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """Build the observations of the given seats.
+
+    Args:
+        engine: the batched engine.
+        seats: int[M], the seat observing in each selected game.
+        sheets: the score sheets in series mode (None in hand mode).
+        rows: int[M] games to encode (default: all N, then M = N).
+
+    Returns:
+        float32[M, OBS_DIM].
+    """
+    s = engine.state
+    rows = np.arange(engine.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    seats = np.asarray(seats, dtype=np.int64).reshape(-1)
+    opp = 1 - seats
+    m = rows.size
+    obs = np.zeros((m, OBS_DIM), dtype=np.float32)
+    L = OBS_LAYOUT
+    r = np.arange(m)
+    obs[:, L["hand"]] = s.hands[rows, seats]
+    top = engine.top_discard[rows]
+    has_top = top >= 0
+    obs[r[has_top], L["top_discard"].start + top[has_top]] = 1.0
+    pile_size = s.pile_size[rows].astype(np.int64)
+    below = np.arange(N_CARDS)[None, :] < (pile_size - 1)[:, None]
+    pile_ids = np.where(below, s.pile[rows].astype(np.int64), N_CARDS)
+    pile_mask = np.zeros((m, N_CARDS + 1), dtype=np.float32)
+    np.put_along_axis(pile_mask, pile_ids, 1.0, axis=1)
+    obs[:, L["pile_below"]] = pile_mask[:, :N_CARDS]
+    obs[:, L["opponent_known"]] = s.known[rows, opp]
+    obs[:, L["opponent_discards"]] = s.discards[rows, opp]
+    obs[:, L["own_discards"]] = s.discards[rows, seats]
+    acting = (s.current[rows] == seats) & (s.phase[rows] != Phase.OVER)
+    discarding = acting & (s.phase[rows] == Phase.DISCARD)
+    dd = engine.discard_deadwood()[rows]
+    obs[:, L["discard_deadwood"]] = np.where(
+        discarding[:, None], np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE, 0.0
+    )
+    deadwood = dd.min(axis=1)
+    waiting = ~discarding
+    deadwood[waiting] = min_deadwood(s.hands[rows[waiting], seats[waiting]])
+    obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE
+    phase = s.phase[rows]
+    phase_idx = np.select(
+        [phase == Phase.OFFER, (phase == Phase.DRAW) & s.must_draw_stock[rows], phase == Phase.DRAW],
+        [PHASE_OFFER, PHASE_FORCED_DRAW, PHASE_DRAW],
+        PHASE_DISCARD,
+    )
+    live = phase != Phase.OVER
+    obs[r[live], L["phase"].start + phase_idx[live]] = 1.0
+    obs[:, L["to_act"].start] = acting
+    obs[:, L["stock"].start] = engine.stock_size[rows] / STOCK_AT_DEAL
+    obs[:, L["dealer"].start] = s.dealer[rows] == seats
+    obs[:, L["turn"].start] = s.turns[rows] / engine.rules.max_turns_per_hand
+    if sheets is not None:
+        target = float(engine.rules.game_target)
+        obs[:, L["my_scores"]] = np.minimum(sheets.scores[rows, seats] / target, 2.0)
+        obs[:, L["opp_scores"]] = np.minimum(sheets.scores[rows, opp] / target, 2.0)
+        obs[:, L["my_entered"]] = sheets.entered[rows, seats]
+        obs[:, L["opp_entered"]] = sheets.entered[rows, opp]
+        obs[:, L["open_games"]] = sheets.open_games[rows]
+        full_seats = np.zeros(engine.n, dtype=np.int64)
+        full_seats[rows] = seats
+        obs[:, L["my_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
+        full_seats[rows] = opp
+        obs[:, L["opp_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
+    return obs
+
+
+def decode_observations(obs: np.ndarray) -> DecodedObservation:
+    """Turn float32[N, OBS_DIM] observations back into arrays (the inverse of the encoder)."""
+    obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_DIM)
+    L = OBS_LAYOUT
+    top_block = obs[:, L["top_discard"]]
+    top = np.where(top_block.any(axis=1), top_block.argmax(axis=1), -1)
+    phase_block = obs[:, L["phase"]]
+    hand = obs[:, L["hand"]] > 0.5
+    dd = np.rint(obs[:, L["discard_deadwood"]] * DEADWOOD_SCALE).astype(np.int64)
+    discarding = phase_block[:, PHASE_DISCARD] > 0.5
+    dd = np.where(discarding[:, None] & hand, dd, NO_DEADWOOD)
+    return DecodedObservation(
+        hand=hand,
+        top_discard=top,
+        pile_below=obs[:, L["pile_below"]] > 0.5,
+        opponent_known=obs[:, L["opponent_known"]] > 0.5,
+        opponent_discards=obs[:, L["opponent_discards"]] > 0.5,
+        own_discards=obs[:, L["own_discards"]] > 0.5,
+        discard_deadwood=dd,
+        deadwood=np.rint(obs[:, L["deadwood"].start] * DEADWOOD_SCALE).astype(np.int64),
+        phase=np.where(phase_block.any(axis=1), phase_block.argmax(axis=1), -1),
+        stock=np.rint(obs[:, L["stock"].start] * STOCK_AT_DEAL).astype(np.int64),
+        dealer=obs[:, L["dealer"].start] > 0.5,
+    )
