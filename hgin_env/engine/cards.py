@@ -101,6 +101,10 @@ def cards_to_mask(cards: np.ndarray) -> np.ndarray:
 def suit_masks(hands: np.ndarray) -> np.ndarray:
     """Pack ``bool[..., 52]`` hands into 13-bit rank masks per suit, ``int64[..., 4]``."""
     hands = np.asarray(hands, dtype=bool)
-    by_suit = hands.reshape(hands.shape[:-1] + (N_SUITS, N_RANKS))
-    packed = np.packbits(by_suit, axis=-1, bitorder="little").astype(np.int64)
-    return packed[..., 0] | (packed[..., 1] << 8)
+    lead = hands.shape[:-1]
+    packed = np.packbits(hands.reshape(-1, N_CARDS), axis=1, bitorder="little")  # [M, 7]
+    buf = np.zeros((packed.shape[0], 8), dtype=np.uint8)
+    buf[:, :7] = packed
+    bits = buf.view("<u8")[:, 0].astype(np.int64)  # card c is bit c
+    masks = (bits[:, None] >> (N_RANKS * np.arange(N_SUITS))) & ((1 << N_RANKS) - 1)
+    return masks.reshape(lead + (N_SUITS,))

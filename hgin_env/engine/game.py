@@ -311,7 +311,6 @@ class GinEngine:
         if rows.size == 0:
             return
         counter = self.hand_counter[rows]
-        self.hand_counter[rows] += 1
         if decks is None:
             deck = shuffled_decks(self.seeds[rows], counter)
         else:
@@ -322,9 +321,11 @@ class GinEngine:
         if dealers is None:
             dealer = (hash_stream(self.seeds[rows], counter, salt=2) & np.uint64(1)).astype(np.int8)
         else:
-            dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows].astype(np.int8)
+            dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows]
             if not np.isin(dealer, (0, 1)).all():
                 raise ValueError(f"dealers must be seat 0 or 1, got {np.unique(dealer)}")
+            dealer = dealer.astype(np.int8)
+        self.hand_counter[rows] += 1  # only once the arguments are known to be valid
         fresh = HandState.empty(rows.size)
         fresh.deck = deck
         r = np.arange(rows.size)

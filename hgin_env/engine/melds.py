@@ -70,7 +70,6 @@ def _build_set_options() -> tuple[np.ndarray, np.ndarray]:
     return options, valid
 
 
-_POPCOUNT4 = np.array([bin(m).count("1") for m in range(16)], dtype=np.int8)
 RUN_COVER = _build_run_cover()
 MASK_VALUE = _build_mask_value()
 RUN_VALUE = MASK_VALUE[RUN_COVER]
@@ -122,30 +121,31 @@ def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
     """
     hands = np.asarray(hands, dtype=bool)
     n = hands.shape[0]
-    by_suit = hands.reshape(n, N_SUITS, N_RANKS)
-    # rank_suits[i, r]: 4-bit mask of the suits holding rank r
-    rank_suits = np.packbits(by_suit.transpose(0, 2, 1), axis=2, bitorder="little")[..., 0]
-    candidates = _POPCOUNT4[rank_suits] >= 3  # bool[N, 13]
-    k_of = candidates.sum(axis=1)
+    by_suit = hands.reshape(n, N_SUITS, N_RANKS).view(np.uint8)
+    rank_count = by_suit[:, 0] + by_suit[:, 1] + by_suit[:, 2] + by_suit[:, 3]  # [N, 13]
+    candidates = rank_count >= 3
+    k_of = np.count_nonzero(candidates, axis=1)
     smask = suit_masks(hands)  # int64[N, 4]
     groups = []
-    for k in np.unique(k_of):
-        rows = np.flatnonzero(k_of == k)
+    for k in np.flatnonzero(np.bincount(k_of)):
+        rows = np.flatnonzero(k_of == k) if k_of.min() != k_of.max() else np.arange(n)
         g = rows.size
         combos = _combos(int(k))  # [S, k]
         if k == 0:
             removed = np.zeros((g, 1, N_SUITS), dtype=np.int64)
             set_value = np.zeros((g, 1), dtype=np.int64)
             valid = np.ones((g, 1), dtype=bool)
+            remaining = smask[rows][:, None, :]
         else:
             ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
-            suits = np.take_along_axis(rank_suits[rows], ranks, axis=1)  # [G, k]
+            # 4-bit mask of the suits holding each candidate rank
+            suits = (by_suit[rows[:, None], :, ranks] << np.arange(N_SUITS)).sum(axis=2)
             option = SET_OPTIONS[suits[:, None, :], combos[None, :, :]]  # [G, S, k]
             valid = SET_OPTION_VALID[suits[:, None, :], combos[None, :, :]].all(axis=2)
             used = (option[..., None] >> np.arange(N_SUITS)) & 1  # [G, S, k, 4]
             removed = (used << ranks[:, None, :, None]).sum(axis=2)  # [G, S, 4]
             set_value = (used.sum(axis=3) * RANK_VALUE[ranks][:, None, :]).sum(axis=2)
-        remaining = smask[rows][:, None, :] & ~removed
+            remaining = smask[rows][:, None, :] & ~removed
         groups.append(SetScenarios(rows, removed, set_value, valid, remaining))
     return groups
 
@@ -153,7 +153,7 @@ def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
 def _melded_value(sc: SetScenarios) -> np.ndarray:
     """int64[G, S]: melded value of each scenario (-1 where the scenario is invalid)."""
     melded = sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2)
-    return np.where(sc.valid, melded, -1)
+    return melded if sc.valid.all() else np.where(sc.valid, melded, -1)
 
 
 def _as_batch(hands: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:

@@ -66,7 +66,8 @@ class SeriesEngine:
             first_dealers: int or int[N] seat dealing the first hand; default: drawn at
                 random from each game's seed and series counter.
         """
-        sel = np.ones(self.n, bool) if mask is None else np.asarray(mask, bool)
+        # a copy: the caller's mask may be ``self.finished``, which sheets.reset clears
+        sel = np.ones(self.n, bool) if mask is None else np.array(mask, bool)
         rows = np.flatnonzero(sel)
         if rows.size == 0:
             return
