@@ -6,8 +6,16 @@ in ``hgin_env.envs``.
 
 from __future__ import annotations
 
+import sys
+
 from hgin_env.engine import *  # noqa: F403
 from hgin_env.engine import __all__ as _engine_all
 
 __all__ = list(_engine_all)
 __version__ = "0.1.0"
+
+# Register HollywoodGin-v0 when Gymnasium is already loaded (as in
+# ``gymnasium.make("hgin_env:HollywoodGin-v0")``); never import it here, so that the
+# engine stays numpy-only. ``import hgin_env.envs`` always registers.
+if "gymnasium" in sys.modules:
+    import hgin_env.envs  # noqa: E402, F401

@@ -156,7 +156,11 @@ def encode_observations(
     obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE
     phase = s.phase[rows]
     phase_idx = np.select(
-        [phase == Phase.OFFER, (phase == Phase.DRAW) & s.must_draw_stock[rows], phase == Phase.DRAW],
+        [
+            phase == Phase.OFFER,
+            (phase == Phase.DRAW) & s.must_draw_stock[rows],
+            phase == Phase.DRAW,
+        ],
         [PHASE_OFFER, PHASE_FORCED_DRAW, PHASE_DRAW],
         PHASE_DISCARD,
     )

@@ -6,11 +6,23 @@ A policy is any object with a batched ``act(observations, action_masks) -> actio
 to factories in a registry; ``random`` is built in, and the ``agents`` package registers
 its bots (``simple``, ``expert``) and trained models when imported; ``resolve_policy``
 imports it on first use of an unknown name.
+
+Per-game randomness: a stochastic policy may also accept a keyword ``keys`` (uint64[N],
+one fresh key per game and decision, derived by the environments from each game's seed
+and a per-game decision counter) and draw its random numbers from them instead of a
+shared generator. Then a game plays the same whether it runs alone or in a batch of any
+size, which is what makes a VecEnv seeded ``s`` equal to single envs seeded ``s, s+1, ...``.
+``RandomPolicy`` does this; ``accepts_keys`` tells whether a policy does.
+
+A policy that never looks at the observations may set ``needs_observations = False``;
+the environments then pass ``None`` instead of encoding them (``RandomPolicy`` does).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -41,10 +53,36 @@ def random_legal_actions(action_masks: np.ndarray, rng: np.random.Generator) -> 
     return np.where(counts > 0, chosen - np.arange(n) * width, -1)
 
 
+def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row, drawn from the row's uint64 key (-1: none)."""
+    masks = np.asarray(action_masks, dtype=bool)
+    counts = masks.sum(axis=1)
+    uniform = (np.asarray(keys, dtype=np.uint64) >> np.uint64(11)) * (1.0 / (1 << 53))
+    pick = (uniform * counts).astype(np.int64)
+    action = (np.cumsum(masks, axis=1) > pick[:, None]).argmax(axis=1)
+    return np.where(counts > 0, action, -1)
+
+
+def needs_observations(policy: object) -> bool:
+    """Whether ``policy.act`` reads its observations (false only when it says so)."""
+    return bool(getattr(policy, "needs_observations", True))
+
+
+def accepts_keys(policy: object) -> bool:
+    """Whether ``policy.act`` takes the per-game ``keys`` keyword (see the module docstring)."""
+    try:
+        params = inspect.signature(policy.act).parameters
+    except (TypeError, ValueError):
+        return False
+    return "keys" in params
+
+
 class RandomPolicy:
-    """Uniformly random over the legal actions; deterministic for a seed."""
+    """Uniformly random over the legal actions; deterministic for a seed (or per-game keys)."""
 
     name = "random"
+    #: the environments may pass ``observations=None``: this policy ignores them
+    needs_observations = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -53,8 +91,15 @@ class RandomPolicy:
         """Restart the random stream."""
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """Pick a random legal action in each row."""
+    def act(
+        self,
+        observations: np.ndarray | None,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Pick a random legal action in each row (from ``keys`` when given, else the seed)."""
+        if keys is not None:
+            return keyed_random_legal_actions(action_masks, keys)
         return random_legal_actions(action_masks, self.rng)
 
 
@@ -74,10 +119,8 @@ def registered_policies() -> list[str]:
 
 
 def _load_plugins() -> None:
-    try:
+    with contextlib.suppress(ImportError):
         importlib.import_module("agents")
-    except ImportError:
-        pass
 
 
 def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:

@@ -1,0 +1,64 @@
+"""Environment adapters over the engine: Gymnasium, Stable-Baselines3 and PettingZoo.
+
+Importing this package registers ``HollywoodGin-v0`` with Gymnasium
+(``gymnasium.make("HollywoodGin-v0", opponent=..., mode=..., rules=...)``; also
+``gymnasium.make_vec("HollywoodGin-v0", num_envs=N)``, which builds the batched
+``HollywoodGinVectorEnv``). The adapters are imported lazily, so importing this package
+does not import torch or Stable-Baselines3:
+
+- ``HollywoodGinEnv`` (``gym_env``): single-agent Gymnasium env;
+- ``HollywoodGinVecEnv`` (``sb3_vec_env``): batched SB3 ``VecEnv`` over one engine;
+- ``HollywoodGinVectorEnv`` (``vector_env``): batched Gymnasium ``VectorEnv``;
+- ``pettingzoo_env.env()`` / ``raw_env``: two-player PettingZoo AEC env;
+- ``GinCore`` (``core``): the batched agent-vs-opponent driver they share;
+- ``EnvConfig`` (``config``), ``render_view`` (``render``), the observation encoder and
+  the policy protocol.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import gymnasium
+
+ENV_ID = "HollywoodGin-v0"
+
+_LAZY = {
+    "EnvConfig": "hgin_env.envs.config",
+    "GinCore": "hgin_env.envs.core",
+    "StepResult": "hgin_env.envs.core",
+    "HollywoodGinEnv": "hgin_env.envs.gym_env",
+    "HollywoodGinVecEnv": "hgin_env.envs.sb3_vec_env",
+    "HollywoodGinVectorEnv": "hgin_env.envs.vector_env",
+    "render_view": "hgin_env.envs.render",
+    "OBS_DIM": "hgin_env.envs.observation",
+    "OBS_LAYOUT": "hgin_env.envs.observation",
+    "encode_observations": "hgin_env.envs.observation",
+    "decode_observations": "hgin_env.envs.observation",
+    "Policy": "hgin_env.envs.policy",
+    "RandomPolicy": "hgin_env.envs.policy",
+    "register_policy": "hgin_env.envs.policy",
+    "resolve_policy": "hgin_env.envs.policy",
+}
+
+__all__ = ["ENV_ID", "register_envs", *_LAZY]
+
+
+def register_envs() -> None:
+    """Register ``HollywoodGin-v0`` with Gymnasium (idempotent)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=ENV_ID,
+            entry_point="hgin_env.envs.gym_env:HollywoodGinEnv",
+            vector_entry_point="hgin_env.envs.vector_env:HollywoodGinVectorEnv",
+        )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'hgin_env.envs' has no attribute {name!r}")
+
+
+register_envs()

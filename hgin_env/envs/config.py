@@ -1,0 +1,118 @@
+"""Environment options: one frozen dataclass, ``EnvConfig``, next to the rules' ``RulesConfig``.
+
+Every constructor of the environments takes these fields as keyword arguments
+(``HollywoodGinEnv(mode="series", reward_scale=50)``) or a whole ``EnvConfig``
+(``config=...``); YAML files map onto them field by field with ``EnvConfig.from_dict``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from hgin_env.engine.config import RulesConfig
+
+MODES = ("hand", "series")
+ILLEGAL_ACTIONS = ("raise", "penalize")
+AGENT_SEATS = ("random", "alternate", 0, 1)
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """Options of the environments (the rules themselves live in ``RulesConfig``).
+
+    Attributes:
+        mode: ``"hand"``: an episode is one hand; ``"series"``: an episode is a whole
+            Hollywood series (three games on one score sheet, winner deals next).
+        reward_scale: a hand's reward is (points won - points lost) / reward_scale (> 0).
+        series_win_reward: series mode only: +this to the series winner at the end of the
+            series, -this to the loser (>= 0).
+        illegal_action: ``"raise"``: an illegal action raises ``ValueError`` naming the
+            action and the legal ones; ``"penalize"``: it ends the episode with reward
+            ``-illegal_penalty`` and leaves the game untouched.
+        illegal_penalty: the penalty of ``illegal_action="penalize"`` (>= 0).
+        agent_seat: single-agent envs: the learner's seat in each episode.
+            ``"random"``: drawn from the game's seed and episode counter;
+            ``"alternate"``: seat ``(seed + episode) % 2``, so consecutive episodes of a
+            game alternate; ``0`` or ``1``: always that seat. The dealer is drawn
+            separately by the engine (series: the first dealer, then the winner deals).
+    """
+
+    mode: str = "hand"
+    reward_scale: float = 100.0
+    series_win_reward: float = 1.0
+    illegal_action: str = "raise"
+    illegal_penalty: float = 1.0
+    agent_seat: str | int = "random"
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"EnvConfig.mode must be one of {MODES}, got {self.mode!r}")
+        if self.illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(
+                f"EnvConfig.illegal_action must be one of {ILLEGAL_ACTIONS}, "
+                f"got {self.illegal_action!r}"
+            )
+        for name in ("reward_scale", "series_win_reward", "illegal_penalty"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"EnvConfig.{name} must be a number, got {value!r}")
+            if not value == value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"EnvConfig.{name} must be finite, got {value!r}")
+        if self.reward_scale <= 0:
+            raise ValueError(f"EnvConfig.reward_scale must be > 0, got {self.reward_scale!r}")
+        for name in ("series_win_reward", "illegal_penalty"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"EnvConfig.{name} must be >= 0, got {getattr(self, name)!r}")
+        if isinstance(self.agent_seat, bool) or self.agent_seat not in AGENT_SEATS:
+            raise ValueError(
+                f"EnvConfig.agent_seat must be one of {AGENT_SEATS}, got {self.agent_seat!r}"
+            )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> EnvConfig:
+        """Build from a mapping (a YAML section); an unknown key raises ``ValueError``."""
+        data = dict(data or {})
+        _check_keys(data)
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the options as a plain dict (for saving with a run)."""
+        return dataclasses.asdict(self)
+
+
+def _check_keys(data: dict[str, Any]) -> None:
+    known = {f.name for f in dataclasses.fields(EnvConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown env option(s) {unknown}; valid options are {sorted(known)}")
+
+
+def make_env_config(config: EnvConfig | dict[str, Any] | None = None, **overrides) -> EnvConfig:
+    """Merge a base config (an ``EnvConfig``, a dict or None) with keyword overrides.
+
+    Raises:
+        ValueError: for an unknown option name or an invalid value (naming the field).
+    """
+    if config is None:
+        base = EnvConfig()
+    elif isinstance(config, EnvConfig):
+        base = config
+    elif isinstance(config, dict):
+        base = EnvConfig.from_dict(config)
+    else:
+        raise ValueError(f"config must be an EnvConfig or a dict, got {type(config).__name__}")
+    _check_keys(overrides)
+    return dataclasses.replace(base, **overrides) if overrides else base
+
+
+def make_rules(rules: RulesConfig | dict[str, Any] | None) -> RulesConfig:
+    """Accept a ``RulesConfig``, a dict of its fields, or None (the defaults)."""
+    if rules is None:
+        return RulesConfig()
+    if isinstance(rules, RulesConfig):
+        return rules
+    if isinstance(rules, dict):
+        return RulesConfig.from_dict(rules)
+    raise ValueError(f"rules must be a RulesConfig or a dict, got {type(rules).__name__}")

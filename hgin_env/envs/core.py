@@ -1,0 +1,430 @@
+"""The shared core of the single-agent environments: N games of agent vs opponent, batched.
+
+``GinCore`` drives a ``GinEngine`` (hand mode) or a ``SeriesEngine`` (series mode) for N
+games in which the learner (the *agent*) plays one seat and an opponent policy the other.
+The Gymnasium env is the core with N = 1; the SB3 VecEnv and the Gymnasium VectorEnv are
+the core with N games and same-step autoreset (``step(actions, autoreset=True)`` keeps the
+last observations of the episodes that ended and restarts them). No rules live here:
+legality, scoring, dealing and the score sheet all come from the engine. One ``step``:
+
+1. the agent's actions are checked against the engine's mask (illegal: ``ValueError``,
+   or with ``illegal_action="penalize"`` the episode ends with ``-illegal_penalty``);
+2. the engine applies them;
+3. the opponent acts, one batched ``act`` call over the games where it is its turn,
+   again and again until the agent is to act in every live game;
+4. the hands that ended are scored from the agent's side: reward = (points won - points
+   lost) / ``reward_scale``, plus +/- ``series_win_reward`` when a series ends.
+
+The opponent may end a hand between two agent decisions (and, in series mode, the next
+hand is dealt at once); its result goes into that step's reward. Engine steps touch only
+the games whose turn it is (``_only``), so waiting games cost no work. At reset, a hand the
+opponent ends before the agent's first decision (it takes the upcard and knocks at once)
+cannot be shown to the agent: in hand mode that hand is dealt again (counted in
+``redeals``); in series mode its reward is paid with the agent's first step.
+
+Determinism: game i depends only on its own seed (the engine's counter-based shuffles)
+and its own counters (episodes, opponent decisions); a keyed opponent such as
+``RandomPolicy`` draws from hash(seed, decision counter). So game i of a batch plays
+exactly like a single game with the same seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from hgin_env.engine.actions import N_ACTIONS, action_text
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, Outcome, Phase, hash_stream
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
+from hgin_env.envs.observation import OBS_DIM, encode_observations
+from hgin_env.envs.policy import Policy, accepts_keys, needs_observations, resolve_policy
+
+#: hash salts of the core's per-game random streams (the engine uses 1..3)
+SEAT_SALT = 101
+OPPONENT_SALT = 102
+
+
+@dataclass
+class StepResult:
+    """What one ``GinCore.step`` did, per game; every field has the batch as leading axis."""
+
+    reward: np.ndarray  # float32[N]: the agent's reward
+    terminated: np.ndarray  # bool[N]: the hand (hand mode) or the series (series mode) ended
+    truncated: np.ndarray  # bool[N]: hand mode: the hand reached max_turns_per_hand (a draw)
+    hands_ended: np.ndarray  # int64[N]: hands that ended in the step (series: also at reset)
+    hand_score: np.ndarray  # int64[N]: the agent's points won minus lost in those hands
+    outcome: np.ndarray  # int8[N]: the Outcome of the last of those hands, NONE if none
+    series_result: np.ndarray  # int8[N]: +1 the agent won the series, -1 lost, else 0
+    illegal: np.ndarray  # bool[N]: the agent's action was illegal (illegal_action="penalize")
+    # autoreset only: the games whose episode ended and was restarted in the step (int64[M],
+    # ascending) and their episodes' last observations (float32[M, OBS_DIM]), in that order
+    final_rows: np.ndarray | None = None
+    final_obs: np.ndarray | None = None
+
+    @classmethod
+    def zeros(cls, n: int) -> StepResult:
+        """An empty result for n games."""
+        return cls(
+            reward=np.zeros(n, np.float32),
+            terminated=np.zeros(n, bool),
+            truncated=np.zeros(n, bool),
+            hands_ended=np.zeros(n, np.int64),
+            hand_score=np.zeros(n, np.int64),
+            outcome=np.zeros(n, np.int8),
+            series_result=np.zeros(n, np.int8),
+            illegal=np.zeros(n, bool),
+        )
+
+    def clear(self, rows: np.ndarray) -> None:
+        """Zero the per-game arrays of the selected games (int or bool index)."""
+        for f in fields(self):
+            if f.name not in ("final_rows", "final_obs"):
+                getattr(self, f.name)[rows] = 0
+
+    def add(self, other: StepResult, rows: np.ndarray) -> None:
+        """Add the hands ``other`` settled in ``rows`` (bool[N]) to this result."""
+        self.hands_ended[rows] += other.hands_ended[rows]
+        self.hand_score[rows] += other.hand_score[rows]
+        latest = rows & (other.hands_ended > 0)
+        self.outcome[latest] = other.outcome[latest]
+        self.series_result[rows] = other.series_result[rows]
+
+
+class GinCore:
+    """N games of Hollywood Gin, agent against opponent, stepped together.
+
+    Args:
+        n: number of games.
+        opponent: a policy name (``"random"``) or an object with a batched
+            ``act(observations, action_masks)``; see ``hgin_env.envs.policy``.
+        config: the environment options (``EnvConfig`` or a dict of its fields).
+        rules: the rules options (``RulesConfig`` or a dict of its fields).
+        seed: an int (game i uses ``seed + i``), uint64[N] per-game seeds, or None.
+        **options: ``EnvConfig`` fields overriding ``config`` (``mode="series"``, ...).
+
+    Attributes:
+        engine: the ``GinEngine`` of the N games (in series mode, the series' engine).
+        series: the ``SeriesEngine`` in series mode, else None.
+        sheets: the ``ScoreSheets`` in series mode, else None.
+        agent_seat: int8[N], the agent's seat in each game's current episode.
+        awaiting: bool[N], games waiting for an agent action (episode live).
+        episodes: int64[N], episodes started per game since seeding.
+        redeals: int64[N], hand mode: hands dealt again because the opponent ended them
+            before the agent's first decision (series mode: series restarted so).
+    """
+
+    def __init__(
+        self,
+        n: int,
+        opponent: str | Policy = "random",
+        config: EnvConfig | dict | None = None,
+        rules: RulesConfig | dict | None = None,
+        seed: int | np.ndarray | None = None,
+        **options,
+    ) -> None:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"the number of games must be an integer >= 1, got {n!r}")
+        self.n = int(n)
+        self.config = make_env_config(config, **options)
+        self.rules = make_rules(rules)
+        policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
+        self.opponent = resolve_policy(opponent, seed=policy_seed)
+        self._opponent_keyed = accepts_keys(self.opponent)
+        self._opponent_observes = needs_observations(self.opponent)
+        self.seed(seed)
+
+    # ------------------------------------------------------------------ setup
+    def seed(self, seed: int | np.ndarray | None) -> None:
+        """Start over with new per-game seeds (all episodes end; call ``reset`` next).
+
+        An opponent with a ``seed(int)`` method is reseeded too when ``seed`` is an int.
+        """
+        reseed = getattr(self.opponent, "seed", None)
+        if isinstance(seed, int | np.integer) and callable(reseed):
+            reseed(int(seed))
+        if self.config.mode == "series":
+            self.series: SeriesEngine | None = SeriesEngine(self.n, self.rules, seed)
+            self.engine: GinEngine = self.series.engine
+            self.sheets = self.series.sheets
+        else:
+            self.series = None
+            self.engine = GinEngine(self.n, self.rules, seed)
+            self.sheets = None
+        n = self.n
+        self.agent_seat = np.zeros(n, np.int8)
+        self.awaiting = np.zeros(n, bool)
+        self.episodes = np.zeros(n, np.int64)
+        self.opponent_moves = np.zeros(n, np.int64)  # opponent decisions per game (its keys)
+        self.redeals = np.zeros(n, np.int64)
+        self._pending = StepResult.zeros(n)  # series: hands settled at reset, paid next step
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64[N]: each game's seed."""
+        return self.engine.seeds
+
+    def _choose_seats(self, rows: np.ndarray) -> np.ndarray:
+        """int8[M]: the agent's seat for the episodes starting in ``rows``."""
+        choice = self.config.agent_seat
+        seeds, k = self.engine.seeds[rows], self.episodes[rows]
+        if choice == "random":
+            return (hash_stream(seeds, k, SEAT_SALT) & np.uint64(1)).astype(np.int8)
+        if choice == "alternate":
+            return ((seeds + k.astype(np.uint64)) & np.uint64(1)).astype(np.int8)
+        return np.full(rows.size, choice, np.int8)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Start a new episode in the selected games (default: all) up to the agent's turn.
+
+        Args:
+            mask: bool[N], the games to restart.
+        """
+        fresh = np.ones(self.n, bool) if mask is None else np.asarray(mask, bool).copy()
+        if not fresh.any():
+            return
+        self._begin(fresh)
+        _, fresh = self._run(np.zeros(self.n, bool), fresh, None)
+        self.awaiting |= fresh
+
+    def _begin(self, sel: np.ndarray) -> None:
+        """Deal the first hand of a new episode in the games ``sel`` (bool[N])."""
+        rows = np.flatnonzero(sel)
+        self.agent_seat[rows] = self._choose_seats(rows)
+        self.episodes[rows] += 1
+        self._pending.clear(rows)
+        if self.series is not None:
+            self.series.reset(sel)
+        else:
+            self.engine.reset(sel)
+
+    # ------------------------------------------------------------------ queries
+    def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """float32[M, OBS_DIM]: the agent's observations (all games, or the int[M] ``rows``)."""
+        if rows is None:
+            return encode_observations(self.engine, self.agent_seat, self.sheets)
+        rows = np.asarray(rows, np.int64)
+        return encode_observations(self.engine, self.agent_seat[rows], self.sheets, rows)
+
+    def final_observations(self, mask: np.ndarray) -> np.ndarray:
+        """float32[M, OBS_DIM]: the agent's observations of the M games selected by ``mask``.
+
+        Meant for the last observation of episodes about to be reset: the other games are
+        parked meanwhile, so the engine computes nothing for them (its per-step caches are
+        dropped afterwards).
+        """
+        mask = np.asarray(mask, bool)
+        with self._only(mask):
+            return self.observe(np.flatnonzero(mask))
+
+    def action_masks(self) -> np.ndarray:
+        """bool[N, 107]: the agent's legal actions (all false where no episode is live)."""
+        return self.engine.legal_action_mask() & self.awaiting[:, None]
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray, autoreset: bool = False) -> StepResult:
+        """Apply the agent's actions, let the opponent answer, and score the hands that ended.
+
+        Games that are not awaiting an agent action ignore their entry.
+
+        Args:
+            actions: int[N] action ids.
+            autoreset: restart the episodes that end, within this step (their last
+                observations are returned in ``final_rows`` / ``final_obs``).
+
+        Raises:
+            ValueError: for a wrong shape or dtype, or (``illegal_action="raise"``) an
+                illegal action, naming the action and the legal ones.
+        """
+        a = np.asarray(actions).reshape(-1)
+        if a.shape != (self.n,):
+            raise ValueError(f"expected {self.n} actions (one per game), got shape {a.shape}")
+        whole = np.issubdtype(a.dtype, np.integer) or (
+            np.issubdtype(a.dtype, np.floating) and bool((a == np.round(a)).all())
+        )
+        if not whole:
+            raise ValueError(f"actions must be integer action ids, got {actions!r}")
+        a = a.astype(np.int64)
+        mask = self.engine.legal_action_mask()
+        legal = (a >= 0) & (a < N_ACTIONS) & mask[np.arange(self.n), np.clip(a, 0, N_ACTIONS - 1)]
+        illegal = self.awaiting & ~legal
+        if illegal.any() and self.config.illegal_action == "raise":
+            raise ValueError(self._illegal_message(a, illegal, mask))
+        result, self._pending = self._pending, StepResult.zeros(self.n)
+        result.illegal[:] = illegal
+        result.terminated[:] = illegal
+        moving = self.awaiting & ~illegal
+        self._advance(moving, result, np.where(moving, a, 0))
+        self.awaiting, _ = self._run(moving, np.zeros(self.n, bool), result)
+        cfg = self.config
+        reward = result.hand_score / cfg.reward_scale
+        reward += result.series_result * cfg.series_win_reward
+        reward[illegal] = -cfg.illegal_penalty
+        result.reward[:] = reward
+        if autoreset:
+            done = result.terminated | result.truncated
+            result.final_rows = np.flatnonzero(done)
+            result.final_obs = np.zeros((0, OBS_DIM), np.float32)
+            if done.any():
+                result.final_obs = self.final_observations(done)
+                self.reset(done)
+        return result
+
+    def _illegal_message(self, a: np.ndarray, illegal: np.ndarray, mask: np.ndarray) -> str:
+        i = int(np.flatnonzero(illegal)[0])
+        legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask[i]))
+        phase = Phase(int(self.engine.state.phase[i])).name
+        where = f"game {i}: " if self.n > 1 else ""
+        return (
+            f"{where}illegal action {int(a[i])} ({action_text(a[i])}) in phase {phase}; "
+            f"legal actions: {legal}"
+        )
+
+    # ------------------------------------------------------------------ internals
+    def _run(
+        self, moving: np.ndarray, fresh: np.ndarray, result: StepResult | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Let the opponent act until the agent is to act in every live game.
+
+        The games are of two kinds, batched together: ``moving`` (bool[N]), whose episode
+        the agent's action of this step belongs to (their hands go to ``result``; an
+        episode that ends is marked terminated or truncated and leaves ``moving``), and
+        ``fresh``, whose episode has just begun (their hands go to ``_pending``, paid with
+        the agent's next step; an episode the opponent ends before the agent's first move
+        is restarted: the hand dealt again in hand mode, the series in series mode).
+
+        Returns:
+            ``(moving, fresh)`` at the end: the games now waiting for the agent.
+        """
+        moving, fresh = moving.copy(), fresh.copy()
+        while True:
+            if result is not None:
+                ended = moving & self._episode_over()
+                if ended.any():
+                    moving &= ~ended
+                    self._mark_end(result, ended)
+            void = fresh & self._episode_over()
+            if void.any():
+                self.redeals[void] += 1
+                self._pending.clear(void)
+                if self.series is not None:
+                    self.series.reset(void)
+                else:
+                    self.engine.reset(void)
+            s = self.engine.state
+            turn = (moving | fresh) & (s.phase != Phase.OVER) & (s.current != self.agent_seat)
+            if not turn.any():
+                return moving, fresh
+            tally = StepResult.zeros(self.n)
+            self._advance(turn, tally)
+            if result is not None:
+                result.add(tally, turn & moving)
+            self._pending.add(tally, turn & fresh)
+
+    def _episode_over(self) -> np.ndarray:
+        """bool[N]: games whose episode is over (hand mode: the hand; series: the series)."""
+        return self.series.finished if self.series is not None else self.engine.over
+
+    def _mark_end(self, result: StepResult, ended: np.ndarray) -> None:
+        """Mark the episodes ``ended`` as terminated, or truncated by the max-turn draw."""
+        if self.series is not None:
+            result.terminated |= ended
+            return
+        truncated = ended & (self.engine.state.outcome == Outcome.TRUNCATED)
+        result.truncated |= truncated
+        result.terminated |= ended & ~truncated
+
+    def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> None:
+        """One engine step in the ``active`` games only; the opponent decides if no actions."""
+        with self._only(active):
+            if actions is None:
+                actions = self._opponent_actions(np.flatnonzero(active))
+            if self.series is not None:
+                st = self.series.step(actions)
+                rows, series_over = st.rows, st.series_over
+                winner, points, outcome = st.hands.winner, st.hands.points, st.hands.outcome
+            else:
+                rows, series_over = np.flatnonzero(self.engine.step(actions)), None
+                s = self.engine.state
+                winner, points, outcome = s.winner[rows], s.points[rows], s.outcome[rows]
+        if rows.size:
+            self._score(rows, winner, points, outcome, series_over, tally)
+
+    def _score(self, rows, winner, points, outcome, series_over, tally: StepResult) -> None:
+        """Add the hands that ended in ``rows`` to ``tally``, from the agent's side."""
+        seat = self.agent_seat[rows]
+        sign = np.where(winner == seat, 1, np.where(winner < 0, 0, -1))
+        tally.hand_score[rows] += sign * points.astype(np.int64)
+        tally.hands_ended[rows] += 1
+        tally.outcome[rows] = outcome
+        if series_over is not None and series_over.any():
+            done = np.flatnonzero(series_over)
+            w = self.sheets.series_winner[done]
+            tally.series_result[done] = np.where(
+                w == self.agent_seat[done], 1, np.where(w < 0, 0, -1)
+            )
+
+    def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        """int64[N]: the opponent's actions in ``rows`` (0 elsewhere), one batched ``act``."""
+        obs = None
+        if self._opponent_observes:
+            obs = encode_observations(self.engine, 1 - self.agent_seat[rows], self.sheets, rows)
+        masks = self.engine.legal_action_mask()[rows]
+        if self._opponent_keyed:
+            keys = hash_stream(self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT)
+            chosen = self.opponent.act(obs, masks, keys=keys)
+        else:
+            chosen = self.opponent.act(obs, masks)
+        self.opponent_moves[rows] += 1
+        chosen = np.asarray(chosen).reshape(-1).astype(np.int64)
+        if chosen.shape != rows.shape:
+            raise ValueError(
+                f"the opponent policy returned {chosen.shape} actions for {rows.size} games"
+            )
+        ok = (chosen >= 0) & (chosen < N_ACTIONS)
+        ok &= masks[np.arange(rows.size), np.clip(chosen, 0, N_ACTIONS - 1)]
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(masks[j]))
+            raise ValueError(
+                f"the opponent policy {type(self.opponent).__name__} chose illegal action "
+                f"{int(chosen[j])} ({action_text(chosen[j])}) in game {int(rows[j])}; "
+                f"legal actions: {legal}"
+            )
+        actions = np.zeros(self.n, np.int64)
+        actions[rows] = chosen
+        return actions
+
+    @contextmanager
+    def _only(self, active: np.ndarray) -> Iterator[None]:
+        """Let the engine's next step touch only the ``active`` games.
+
+        ``GinEngine.step`` acts in every live game and documents that games whose hand is
+        over ignore their action, so the live games outside ``active`` are marked over for
+        the duration (their phase is saved and restored; nothing else changes). The engine
+        caches its legal mask per step, so the cache is dropped when the phase comes back.
+        Parking also spares the engine the knock-mask work of the games that wait.
+        """
+        s = self.engine.state
+        parked = np.flatnonzero(~active & (s.phase != Phase.OVER))
+        if parked.size == 0:
+            yield
+            return
+        saved = s.phase[parked].copy()
+        _drop_engine_caches(self.engine)
+        s.phase[parked] = Phase.OVER
+        try:
+            yield
+        finally:
+            s.phase[parked] = saved
+            _drop_engine_caches(self.engine)
+
+
+def _drop_engine_caches(engine: GinEngine) -> None:
+    """Forget the engine's per-step mask caches (after its phases were edited from outside)."""
+    engine._invalidate()

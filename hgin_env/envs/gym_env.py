@@ -1,0 +1,235 @@
+"""The single-agent Gymnasium environment ``HollywoodGin-v0``: the learner against a policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.config import EnvConfig, make_env_config
+from hgin_env.envs.core import GinCore, StepResult
+from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.policy import Policy
+from hgin_env.envs.render import render_view
+
+#: upper bound of the observation entries (scores are capped at twice the game target)
+OBS_HIGH = 2.0
+
+
+def observation_space() -> spaces.Box:
+    """The observation space of one seat: float32[OBS_DIM] in [0, 2]."""
+    return spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_DIM,), dtype=np.float32)
+
+
+def action_space() -> spaces.Discrete:
+    """The action space: the engine's 107 action ids."""
+    return spaces.Discrete(N_ACTIONS)
+
+
+def result_info(result: StepResult, i: int) -> dict[str, Any]:
+    """The per-step facts of game ``i`` as a plain info dict."""
+    return {
+        "hands_ended": int(result.hands_ended[i]),
+        "hand_score": int(result.hand_score[i]),
+        "outcome": int(result.outcome[i]),
+        "series_result": int(result.series_result[i]),
+        "illegal_action": bool(result.illegal[i]),
+    }
+
+
+class HollywoodGinEnv(gym.Env):
+    """Hollywood Gin, two players, the agent against an opponent policy.
+
+    ## Description
+
+    Gin rummy with Hollywood scoring, following ``RULES.md``: 52 cards, ten each, an
+    upcard offer on the first turn, then draw (stock or discard pile) and discard,
+    knocking with 10 or less deadwood, gin and undercut bonuses, layoffs, a drawn hand
+    when two stock cards remain. The agent plays one seat; the opponent is a policy that
+    acts inside ``step`` (default: uniformly random legal moves), so every observation
+    the agent receives is one where it is to act. ``mode="hand"``: an episode is one
+    hand. ``mode="series"``: an episode is a whole Hollywood series (three games scored
+    at once to 100; the winner of a hand deals the next; the score sheet is part of the
+    observation).
+
+    The agent's seat is drawn from the seed at every episode (``agent_seat="random"``;
+    also ``"alternate"``, 0 or 1); the dealer is drawn by the engine (series: the first
+    dealer, then the winner deals). All randomness is counter-based per seed, so a seeded
+    env replays exactly, and ``HollywoodGinVecEnv`` game i equals this env seeded
+    ``seed + i``.
+
+    ## Action Space
+
+    ``Discrete(107)``, always masked: ``info["action_mask"]`` and ``action_masks()``
+    (bool[107]) give the legal ids, as sb3-contrib's ``MaskablePPO`` expects.
+
+    | id | action |
+    |---|---|
+    | 0..51 | discard card ``id`` (card id = suit * 13 + rank; suits C D H S, ace = 0) |
+    | 52..103 | knock, discarding card ``id - 52`` |
+    | 104 | draw the top card of the stock |
+    | 105 | take the top of the discard pile (the upcard on the first turn) |
+    | 106 | pass (first-turn upcard offer only) |
+
+    ## Observation Space
+
+    ``Box(0, 2, (OBS_DIM,), float32)``: what the agent may legally know, laid out in
+    ``hgin_env.envs.observation.OBS_LAYOUT`` (own hand, top discard, rest of the pile,
+    cards the opponent took from the pile, both players' discards, deadwood after each
+    discard, phase, stock size, dealer, turn, and the score sheet in series mode). The
+    opponent's other cards and the stock order never enter it.
+
+    ## Starting State
+
+    A fresh deal (a fresh series in series mode), advanced through the opponent's moves
+    until the agent is to act. If the opponent ends the hand before the agent's first
+    decision (it takes the upcard and knocks at once), hand mode deals again and series
+    mode pays that hand's reward with the agent's first step.
+
+    ## Rewards
+
+    Per hand: (points the agent won - points it lost) / ``reward_scale`` (default 100),
+    0 for a drawn hand, given at the step in which the hand ends (by either player's
+    move). Series mode adds +``series_win_reward`` (default 1.0) when the agent wins the
+    series and -``series_win_reward`` when it loses it. With
+    ``illegal_action="penalize"`` an illegal action gives ``-illegal_penalty``.
+
+    ## Episode End
+
+    - Terminated: the hand ended by a knock, gin, undercut or the stock running down to
+      two cards (hand mode); the series ended (series mode); an illegal action with
+      ``illegal_action="penalize"``.
+    - Truncated: hand mode only, the hand reached ``RulesConfig.max_turns_per_hand``
+      turns (a drawn hand that guards against endless discard swapping). In series mode
+      such a hand is a drawn hand and the series goes on.
+
+    ## Information
+
+    ``reset`` and ``step`` return ``action_mask`` (bool[107]), ``agent_seat`` and
+    ``dealer``; ``step`` also returns ``hands_ended``, ``hand_score`` (points won minus
+    lost in those hands), ``outcome`` (an ``Outcome`` value of the last hand that ended,
+    0 if none), ``series_result`` (+1/-1 at the end of a series) and ``illegal_action``.
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import hgin_env.envs  # registers HollywoodGin-v0
+
+    env = gym.make("HollywoodGin-v0", opponent="random", mode="hand", rules=None)
+    ```
+
+    - ``opponent``: a policy name (``"random"``, or a name registered by ``agents``) or
+      an object with a batched ``act(observations, action_masks) -> actions``.
+    - ``mode``: ``"hand"`` (default) or ``"series"``.
+    - ``rules``: a ``RulesConfig`` or a dict of its fields (knock limit, bonuses, ...).
+    - ``render_mode``: ``"ansi"`` (``render()`` returns a text table of the agent's view:
+      hand grouped into melds, deadwood, top discard, stock, score sheet) or ``"human"``
+      (prints it); another mode only warns (SB3's ``make_vec_env`` asks for
+      ``"rgb_array"``) and ``render()`` then returns None.
+    - ``config``: an ``EnvConfig`` (or dict); keyword arguments ``reward_scale``,
+      ``series_win_reward``, ``illegal_action`` (``"raise"`` or ``"penalize"``),
+      ``illegal_penalty`` and ``agent_seat`` override its fields.
+    - ``seed``: the seed used until ``reset(seed=...)`` gives another.
+
+    An illegal action raises ``ValueError`` naming the action and the legal ones (unless
+    ``illegal_action="penalize"``).
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: str | Policy = "random",
+        mode: str | None = None,
+        rules: RulesConfig | dict | None = None,
+        render_mode: str | None = None,
+        config: EnvConfig | dict | None = None,
+        seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            # a warning, not an error: SB3's make_vec_env asks every env for "rgb_array"
+            gym.logger.warn(
+                f"render_mode {render_mode!r} is not supported (use one of "
+                f"{self.metadata['render_modes']}); render() will return None"
+            )
+        if mode is not None:
+            options["mode"] = mode
+        self.config = make_env_config(config, **options)
+        self.core = GinCore(1, opponent=opponent, config=self.config, rules=rules, seed=seed)
+        self.rules = self.core.rules
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = action_space()
+        self._last: StepResult | None = None
+
+    @property
+    def opponent(self) -> Policy:
+        """The opponent policy."""
+        return self.core.opponent
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode (a hand or a series); ``seed`` restarts the random streams."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.core.seed(seed)
+        self.core.reset()
+        self._last = None
+        if self.render_mode == "human":
+            self.render()
+        return self.core.observe()[0], self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the agent's action, then the opponent's answer; see the class docstring."""
+        if not self.core.awaiting[0]:
+            raise RuntimeError("the episode is over (or was never started): call reset()")
+        result = self.core.step(np.asarray([action]))
+        self._last = result
+        info = self._info()
+        info.update(result_info(result, 0))
+        if self.render_mode == "human":
+            self.render()
+        return (
+            self.core.observe()[0],
+            float(result.reward[0]),
+            bool(result.terminated[0]),
+            bool(result.truncated[0]),
+            info,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """bool[107]: the legal actions now (what ``MaskablePPO`` asks for)."""
+        return self.core.action_masks()[0]
+
+    def render(self) -> str | None:
+        """The agent's view as text (``"ansi"``), or print it (``"human"``)."""
+        if self.render_mode not in self.metadata["render_modes"]:
+            gym.logger.warn("render() needs render_mode='ansi' or 'human'")
+            return None
+        text = render_view(self.core.engine, self.core.sheets, 0, int(self.core.agent_seat[0]))
+        last = self._last
+        if last is not None and last.hands_ended[0] and self.core.awaiting[0]:
+            text += f"\nLast hand: your score {int(last.hand_score[0]):+d}"
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def _info(self) -> dict[str, Any]:
+        core = self.core
+        return {
+            "action_mask": core.action_masks()[0],
+            "agent_seat": int(core.agent_seat[0]),
+            "dealer": int(core.engine.dealer[0]),
+        }

@@ -1,0 +1,259 @@
+"""PettingZoo AEC environment: two learners, ``player_0`` and ``player_1`` (seats 0 and 1).
+
+Follows PettingZoo's classic conventions (``env()`` wraps ``raw_env`` in the
+order-enforcing wrapper; observations are ``{"observation", "action_mask"}``; the mask is
+all zeros for the agent not to act). Each agent's observation is built from its own seat
+only: its hand, the discard pile, the cards the other player took from the pile, both
+discards and the score sheet; the other player's hand is never part of it.
+
+``mode="hand"``: a game is one hand; ``mode="series"``: a game is a Hollywood series.
+Rewards per agent: (points won - points lost) / ``reward_scale`` when a hand ends (so the
+two rewards sum to zero), and +/- ``series_win_reward`` at the end of a series. A hand
+that reaches ``max_turns_per_hand`` truncates both agents (hand mode). An illegal action
+raises ``ValueError``; with ``illegal_action="penalize"`` it ends the game with
+``-illegal_penalty`` to the offender and 0 to the other agent.
+
+Example::
+
+    from hgin_env.envs import pettingzoo_env
+
+    env = pettingzoo_env.env(mode="hand")
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else env.action_space(agent).sample(
+            obs["action_mask"]
+        )
+        env.step(action)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from hgin_env.engine.actions import N_ACTIONS, action_text
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, Outcome, Phase
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
+from hgin_env.envs.gym_env import OBS_HIGH
+from hgin_env.envs.observation import OBS_DIM, encode_observations
+from hgin_env.envs.render import render_view
+
+AGENTS = ("player_0", "player_1")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped as PettingZoo's classic envs are (order enforcing)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
+    """Hollywood Gin for two agents; see the module docstring.
+
+    Args:
+        mode: ``"hand"`` (default) or ``"series"``.
+        rules: a ``RulesConfig`` or a dict of its fields.
+        render_mode: None, ``"ansi"`` (``render()`` returns the acting agent's view) or
+            ``"human"`` (prints it after every step).
+        config: an ``EnvConfig`` (or dict); keyword options override its fields
+            (``reward_scale``, ``series_win_reward``, ``illegal_action``, ``illegal_penalty``;
+            ``agent_seat`` does not apply here).
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "hollywood_gin_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        mode: str | None = None,
+        rules: RulesConfig | dict | None = None,
+        render_mode: str | None = None,
+        config: EnvConfig | dict | None = None,
+        **options: Any,
+    ) -> None:
+        EzPickle.__init__(self, mode, rules, render_mode, config, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        if mode is not None:
+            options["mode"] = mode
+        self.config = make_env_config(config, **options)
+        self.rules = make_rules(rules)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = self.possible_agents[:]
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, OBS_HIGH, (OBS_DIM,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
+        self._build(None)
+        self._start()
+
+    # ------------------------------------------------------------------ setup
+    def _build(self, seed: int | None) -> None:
+        if self.config.mode == "series":
+            self.series: SeriesEngine | None = SeriesEngine(1, self.rules, seed)
+            self.engine: GinEngine = self.series.engine
+            self.sheets = self.series.sheets
+        else:
+            self.series = None
+            self.engine = GinEngine(1, self.rules, seed)
+            self.sheets = None
+
+    def _start(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        if self.series is not None:
+            self.series.reset()
+        else:
+            self.engine.reset()
+        self.agent_selection = AGENTS[int(self.engine.current_player[0])]
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the 107 action ids)."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game (a hand or a series); ``seed`` restarts the random streams."""
+        if seed is not None:
+            self._build(seed)
+        self._start()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` may see: its observation vector and its legal-action mask."""
+        seat = AGENTS.index(agent)
+        obs = encode_observations(self.engine, np.array([seat]), self.sheets)[0]
+        mask = np.zeros(N_ACTIONS, np.int8)
+        if agent == self.agent_selection and not self._done(agent):
+            mask[:] = self.engine.legal_action_mask()[0]
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Play the selected agent's action."""
+        agent = self.agent_selection
+        if self._done(agent):
+            self._was_dead_step(action)
+            return
+        seat = AGENTS.index(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        a = self._check_action(action)
+        if a is None:  # illegal, penalized
+            self.rewards[agent] = -float(self.config.illegal_penalty)
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos = {name: {"illegal_action": name == agent} for name in self.agents}
+        else:
+            self._play(a)
+        if not self._done(agent):
+            self.agent_selection = AGENTS[int(self.engine.current_player[0])]
+        else:
+            self.agent_selection = AGENTS[1 - seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _done(self, agent: str) -> bool:
+        return self.terminations[agent] or self.truncations[agent]
+
+    def _check_action(self, action: Any) -> int | None:
+        """The action as an int if legal; None if illegal and penalized; else raise."""
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        mask = self.engine.legal_action_mask()[0]
+        if 0 <= a < N_ACTIONS and mask[a] and a == action:
+            return a
+        if self.config.illegal_action == "penalize":
+            return None
+        legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask))
+        shown = f"{a} ({action_text(a)})" if a == action else repr(action)
+        phase = Phase(int(self.engine.phase[0])).name
+        raise ValueError(
+            f"{self.agent_selection}: illegal action {shown} in phase {phase}; "
+            f"legal actions: {legal}"
+        )
+
+    def _play(self, action: int) -> None:
+        """Step the engine and turn an ended hand or series into rewards."""
+        actions = np.array([action])
+        series_over = False
+        if self.series is not None:
+            st = self.series.step(actions)
+            hand_over, series_over = bool(st.hand_over[0]), bool(st.series_over[0])
+            ended = st.hands
+        else:
+            hand_over = bool(self.engine.step(actions)[0])
+            ended = self.engine.state
+        self.infos = {name: {} for name in self.agents}
+        if not hand_over:
+            return
+        winner, points = int(ended.winner[0]), int(ended.points[0])
+        outcome = Outcome(int(ended.outcome[0]))
+        if winner >= 0:
+            self.rewards[AGENTS[winner]] += points / self.config.reward_scale
+            self.rewards[AGENTS[1 - winner]] -= points / self.config.reward_scale
+        for seat, name in enumerate(AGENTS):
+            sign = 0 if winner < 0 else (1 if winner == seat else -1)
+            self.infos[name] = {
+                "hand_over": True,
+                "outcome": int(outcome),
+                "hand_score": sign * points,
+            }
+        if self.series is not None:
+            if series_over:
+                champion = int(self.sheets.series_winner[0])
+                if champion >= 0:
+                    self.rewards[AGENTS[champion]] += self.config.series_win_reward
+                    self.rewards[AGENTS[1 - champion]] -= self.config.series_win_reward
+                self.terminations = dict.fromkeys(self.agents, True)
+        elif outcome == Outcome.TRUNCATED:
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self.terminations = dict.fromkeys(self.agents, True)
+
+    def render(self) -> str | None:
+        """The acting agent's view as text (``"ansi"``), or print it (``"human"``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        agent = self.agent_selection
+        seat = AGENTS.index(agent)
+        text = render_view(self.engine, self.sheets, 0, seat, names=(agent, AGENTS[1 - seat]))
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

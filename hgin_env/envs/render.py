@@ -1,0 +1,147 @@
+"""Text rendering of one seat's view of one game: what that player may see, as a table.
+
+``render_view(engine, sheets, game, seat)`` is used by the environments' ``render`` and
+by interactive tools. It shows the seat's hand grouped into its best melds (sets, then
+runs) with the deadwood cards apart, the top of the discard pile, the stock size, the
+cards the opponent is known to hold and the discards, whose turn it is, the score sheet
+in series mode, and the result once the hand is over (the opponent's hand is shown only
+after a knock, when it is laid face up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hgin_env.engine.cards import CARD_VALUE, card_text, format_cards
+from hgin_env.engine.game import GinEngine, Outcome, Phase
+from hgin_env.engine.hollywood import ScoreSheet, ScoreSheets
+from hgin_env.engine.melds import NO_DEADWOOD, best_melds
+
+_PHASE_TEXT = {
+    Phase.OFFER: "upcard offer: take it or pass",
+    Phase.DRAW: "draw from the stock or take the top discard",
+    Phase.DISCARD: "discard a card, or knock with a discard",
+}
+_OUTCOME_TEXT = {
+    Outcome.KNOCK: "knock",
+    Outcome.GIN: "gin",
+    Outcome.UNDERCUT: "undercut",
+    Outcome.BIG_GIN: "big gin",
+    Outcome.DRAW: "drawn hand (stock down to two cards)",
+    Outcome.TRUNCATED: "drawn hand (turn limit reached)",
+}
+
+
+def melds_text(hand: np.ndarray) -> tuple[str, int]:
+    """Format a bool[52] hand as its best melds then its deadwood: ``"[3C 4C 5C] | KD 2S"``.
+
+    Returns:
+        ``(text, deadwood)``: the text and the deadwood value of that arrangement.
+    """
+    melds, loose = best_melds(np.asarray(hand, bool))
+    parts = ["[" + " ".join(card_text(c) for c in meld) + "]" for meld in melds]
+    loose_text = " ".join(card_text(c) for c in sorted(loose, key=lambda c: (c % 13, c // 13)))
+    text = " ".join(parts)
+    if loose_text:
+        text = f"{text} | {loose_text}" if text else loose_text
+    return text or "-", int(CARD_VALUE[loose].sum()) if loose else 0
+
+
+def sheet_text(sheets: ScoreSheets, game: int, seat: int, names: tuple[str, str]) -> str:
+    """Format row ``game`` of a batch of score sheets, ``seat``'s line first.
+
+    Args:
+        sheets: the batch of score sheets.
+        game: the row to format.
+        seat: the seat listed first, as ``names[0]``; the other seat is ``names[1]``.
+        names: the two players' names.
+    """
+    one = ScoreSheet(sheets.rules)
+    order = [seat, 1 - seat]
+    for name in ("scores", "entered", "boxes"):
+        getattr(one.sheets, name)[0] = getattr(sheets, name)[game][order]
+    # seat numbers on the copy: the viewer is 0, its opponent 1
+    relabel = np.array([0, 1] if seat == 0 else [1, 0])
+    winners = sheets.game_winners[game]
+    one.sheets.game_winners[0] = np.where(winners >= 0, relabel[winners], -1)
+    champion = int(sheets.series_winner[game])
+    one.sheets.series_winner[0] = relabel[champion] if champion >= 0 else -1
+    one.sheets.finished[0] = sheets.finished[game]
+    return one.format(list(names))
+
+
+def render_view(
+    engine: GinEngine,
+    sheets: ScoreSheets | None,
+    game: int,
+    seat: int,
+    names: tuple[str, str] = ("You", "Opponent"),
+) -> str:
+    """Render what ``seat`` may see of game ``game`` as a readable text table.
+
+    Args:
+        engine: the batched engine.
+        sheets: the score sheets (series mode), or None.
+        game: the game index in the batch.
+        seat: the seat whose view is shown (0 or 1).
+        names: how to call the viewing seat and its opponent.
+
+    Returns:
+        The text, one row per line.
+    """
+    s = engine.state
+    i, me, opp = int(game), int(seat), 1 - int(seat)
+    who = {me: names[0], opp: names[1]}
+    phase = Phase(int(s.phase[i]))
+    rows: list[tuple[str, str]] = []
+    dealer = who[int(s.dealer[i])]
+    status = f"seat {me}, dealer: {dealer}, turn {int(s.turns[i]) + 1}"
+    if phase != Phase.OVER:
+        status += f", {who[int(s.current[i])]} to act"
+    rows.append((names[0], status))
+    hand_text, deadwood = melds_text(s.hands[i, me])
+    rows.append(("Hand", hand_text))
+    dw = f"{deadwood}"
+    if phase == Phase.DISCARD and int(s.current[i]) == me:
+        best = int(engine.discard_deadwood()[i].min())
+        if best < NO_DEADWOOD:
+            dw += f" (after the best discard: {best})"
+    rows.append(("Deadwood", dw))
+    top = int(engine.top_discard[i])
+    pile = int(s.pile_size[i])
+    rows.append(("Top discard", f"{card_text(top) if top >= 0 else '-'} (pile: {pile} cards)"))
+    rows.append(("Stock", f"{int(engine.stock_size[i])} cards"))
+    known = format_cards(s.known[i, opp]) or "-"
+    rows.append((f"{names[1]} holds", f"{int(s.hands[i, opp].sum())} cards; known: {known}"))
+    rows.append((f"{names[0]} discarded", format_cards(s.discards[i, me]) or "-"))
+    rows.append((f"{names[1]} discarded", format_cards(s.discards[i, opp]) or "-"))
+    if phase == Phase.OVER:
+        rows += _result_rows(s, i, who, opp, names)
+    elif int(s.current[i]) == me:
+        forced = phase == Phase.DRAW and bool(s.must_draw_stock[i])
+        rows.append(("To do", "draw from the stock" if forced else _PHASE_TEXT[phase]))
+    width = max(len(label) for label, _ in rows)
+    lines = [f"{label.ljust(width)}  {value}" for label, value in rows]
+    if sheets is not None:
+        lines += ["", sheet_text(sheets, i, me, names)]
+    return "\n".join(lines)
+
+
+def _result_rows(
+    s, i: int, who: dict[int, str], opp: int, names: tuple[str, str]
+) -> list[tuple[str, str]]:
+    outcome = Outcome(int(s.outcome[i]))
+    if outcome in (Outcome.DRAW, Outcome.TRUNCATED, Outcome.NONE):
+        return [("Hand over", _OUTCOME_TEXT.get(outcome, "not dealt"))]
+    knocker, winner = int(s.knocker[i]), int(s.winner[i])
+    rows = [
+        ("Hand over", f"{_OUTCOME_TEXT[outcome]} by {who[knocker]}"),
+        (
+            "Deadwood",
+            f"knocker {int(s.knocker_deadwood[i])}, "
+            f"defender {int(s.defender_deadwood[i])} after layoffs",
+        ),
+        ("Points", f"{int(s.points[i])} to {who[winner]}"),
+    ]
+    rows.append((f"{names[1]} hand", melds_text(s.hands[i, opp])[0]))
+    return rows

@@ -1,0 +1,164 @@
+"""A batched Stable-Baselines3 ``VecEnv`` backed directly by the engine: N games, one engine.
+
+No per-game Python env objects: the N games are rows of one ``GinCore`` (one
+``GinEngine`` or ``SeriesEngine``), the opponent answers with one batched ``act`` call
+per move, and finished games are reset in the same step (SB3's autoreset contract:
+``infos[i]["terminal_observation"]`` holds the last observation of the episode and
+``infos[i]["TimeLimit.truncated"]`` is true for the max-turn draw). Masks come from
+``action_masks()`` (bool[N, 107]) and ``env_method("action_masks")``, so::
+
+    from sb3_contrib import MaskablePPO
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    vec_env = HollywoodGinVecEnv(n_envs=64, opponent="random", mode="hand", seed=0)
+    MaskablePPO("MlpPolicy", vec_env).learn(10_000)
+
+Game i of a VecEnv seeded ``s`` plays exactly like ``HollywoodGinEnv`` reset with seed
+``s + i`` (same actions, same opponent, same trajectory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.config import EnvConfig, make_env_config
+from hgin_env.envs.core import GinCore
+from hgin_env.envs.gym_env import action_space, observation_space, result_info
+from hgin_env.envs.policy import Policy
+from hgin_env.envs.render import render_view
+
+RENDER_MODES = ("ansi", "human")
+
+
+class HollywoodGinVecEnv(VecEnv):
+    """N games of ``HollywoodGin-v0`` as one SB3 ``VecEnv`` (same options as the Gym env).
+
+    Args:
+        n_envs: number of games.
+        opponent: a policy name or an object with a batched ``act``.
+        mode: ``"hand"`` (default) or ``"series"``.
+        rules: a ``RulesConfig`` or a dict of its fields.
+        seed: an int (game i uses ``seed + i``) or None; ``seed()`` then ``reset()``
+            reseeds, as with any SB3 VecEnv.
+        render_mode: None, ``"ansi"`` or ``"human"`` (the view of game 0).
+        config: an ``EnvConfig`` (or dict); keyword options override its fields.
+        **options: ``EnvConfig`` fields (``reward_scale``, ``illegal_action``, ...).
+    """
+
+    def __init__(
+        self,
+        n_envs: int = 1,
+        opponent: str | Policy = "random",
+        mode: str | None = None,
+        rules: RulesConfig | dict | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        config: EnvConfig | dict | None = None,
+        **options: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
+            )
+        if mode is not None:
+            options["mode"] = mode
+        self.config = make_env_config(config, **options)
+        self.core = GinCore(n_envs, opponent=opponent, config=self.config, rules=rules, seed=seed)
+        self.rules = self.core.rules
+        self.render_mode = render_mode
+        self._actions: np.ndarray | None = None
+        super().__init__(self.core.n, observation_space(), action_space())
+        self.metadata = {"render_modes": list(RENDER_MODES)}
+
+    # ------------------------------------------------------------------ VecEnv API
+    def reset(self) -> np.ndarray:
+        """Start a new episode in every game; applies the seeds given by ``seed()``."""
+        if any(s is not None for s in self._seeds):
+            if any(s is None for s in self._seeds):
+                raise ValueError("seed() must give a seed to every game or to none")
+            self.core.seed(np.asarray(self._seeds, dtype=np.uint64))
+        self._reset_seeds()
+        self._reset_options()
+        self.core.reset()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return self.core.observe()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store the actions for ``step_wait``."""
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every game; finished games are reset at once (see the module docstring)."""
+        if self._actions is None:
+            raise RuntimeError("step_wait() called without step_async()")
+        core = self.core
+        result = core.step(self._actions, autoreset=True)
+        self._actions = None
+        done = result.terminated | result.truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero((result.hands_ended > 0) | result.illegal):
+            infos[i].update(result_info(result, i))
+        time_limit = result.truncated & ~result.terminated
+        for i, final in zip(result.final_rows, result.final_obs, strict=True):
+            infos[i]["terminal_observation"] = final
+            infos[i]["TimeLimit.truncated"] = bool(time_limit[i])
+        return core.observe(), result.reward.copy(), done, infos
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def action_masks(self) -> np.ndarray:
+        """bool[N, 107]: each game's legal actions (what ``MaskablePPO`` asks for)."""
+        return self.core.action_masks()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The attribute of this env, once per selected game (the games share it)."""
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of this env (shared by all games)."""
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
+    ) -> list[Any]:
+        """Per-game ``action_masks`` and ``render``; other methods are called once per game."""
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.core.action_masks()
+            return [masks[i] for i in idx]
+        if method_name == "render":
+            return [self.render_game(i) for i in idx]
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        """No game is wrapped."""
+        return [False for _ in self._get_indices(indices)]
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seeds ``seed + i`` for game i, applied at the next ``reset()``."""
+        return super().seed(seed)
+
+    # ------------------------------------------------------------------ rendering
+    def render_game(self, i: int) -> str:
+        """The text view of game ``i`` from the agent's seat."""
+        return render_view(self.core.engine, self.core.sheets, i, int(self.core.agent_seat[i]))
+
+    def render(self, mode: str | None = None) -> str | None:
+        """The view of game 0: returned (``"ansi"``) or printed (``"human"``)."""
+        mode = mode or self.render_mode
+        if mode is None:
+            return None
+        text = self.render_game(0)
+        if mode == "human":
+            print(text + "\n")
+            return None
+        return text
