@@ -55,6 +55,10 @@ class Phase(IntEnum):
     OVER = 3
 
 
+# plain ints for the hot path (IntEnum attribute access is slow)
+_OFFER, _DRAW, _DISCARD, _OVER = (int(p) for p in Phase)
+
+
 class Outcome(IntEnum):
     """How a hand ended (``NONE`` while it is live)."""
 
@@ -76,6 +80,7 @@ class HandState:
     hands: np.ndarray  # bool[N, 2, 52]: cards held by each seat
     pile: np.ndarray  # int8[N, 52]: discard pile, bottom first; entries >= pile_size unused
     pile_size: np.ndarray  # int16[N]: cards in the discard pile
+    in_pile: np.ndarray  # bool[N, 52]: the cards in the discard pile
     known: np.ndarray  # bool[N, 2, 52]: cards a seat took from the pile and still holds
     discards: np.ndarray  # bool[N, 2, 52]: cards a seat discarded this hand
     dealer: np.ndarray  # int8[N]: seat that dealt this hand
@@ -107,6 +112,7 @@ class HandState:
             hands=z((n, 2, N_CARDS), bool),
             pile=z((n, N_CARDS), np.int8),
             pile_size=z(n, np.int16),
+            in_pile=z((n, N_CARDS), bool),
             known=z((n, 2, N_CARDS), bool),
             discards=z((n, 2, N_CARDS), bool),
             dealer=z(n, np.int8),
@@ -200,8 +206,13 @@ class GinEngine:
         self.seeds = game_seeds(seed, n)
         self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
         self.state = HandState.empty(n)
-        self._mask: np.ndarray | None = None
-        self._discard_deadwood: np.ndarray | None = None
+        # Per-row caches, recomputed only for rows whose state changed since.
+        self._mask = np.zeros((n, N_ACTIONS), dtype=bool)  # legal actions
+        self._mask_stale = np.ones(n, dtype=bool)
+        self._deadwood = np.full((n, N_CARDS), NO_DEADWOOD, dtype=np.int64)  # discard_deadwood
+        self._deadwood_stale = np.ones(n, dtype=bool)
+        self._hand_deadwood = np.zeros((n, 2), dtype=np.int64)  # min deadwood per seat
+        self._hand_deadwood_stale = np.ones((n, 2), dtype=bool)
 
     # ------------------------------------------------------------------ queries
     @property
@@ -241,52 +252,91 @@ class GinEngine:
         top = s.pile[np.arange(self.n), np.maximum(s.pile_size - 1, 0)].astype(np.int64)
         return np.where(s.pile_size > 0, top, -1)
 
-    def discard_deadwood(self) -> np.ndarray:
-        """int64[N, 52]: for games in ``DISCARD``, the deadwood left by discarding each card.
+    def discard_deadwood(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """For games in ``DISCARD``, the deadwood left by discarding each card.
 
-        ``NO_DEADWOOD`` for cards not held and for games in another phase. Cached per step.
+        Args:
+            rows: int[M] games to report (default: all N).
+
+        Returns:
+            int64[M, 52]; ``NO_DEADWOOD`` for cards not held and for games in another
+            phase. Computed once per game state (a per-row cache); do not modify.
         """
-        if self._discard_deadwood is None:
+        want = self._deadwood_stale if rows is None else np.zeros(self.n, bool)
+        if rows is not None:
+            want[rows] = self._deadwood_stale[rows]
+        todo = np.flatnonzero(want)
+        if todo.size:
             s = self.state
-            out = np.full((self.n, N_CARDS), NO_DEADWOOD, dtype=np.int64)
-            rows = np.flatnonzero(s.phase == Phase.DISCARD)
-            if rows.size:
-                out[rows] = deadwood_after_discard(s.hands[rows, s.current[rows]])
-            self._discard_deadwood = out
-        return self._discard_deadwood
+            self._deadwood[todo] = NO_DEADWOOD
+            discarding = todo[s.phase[todo] == _DISCARD]
+            if discarding.size:
+                hands = s.hands[discarding, s.current[discarding]]
+                self._deadwood[discarding] = deadwood_after_discard(hands)
+            self._deadwood_stale[todo] = False
+        return self._deadwood if rows is None else self._deadwood[rows]
+
+    def hand_deadwood(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """int64[M]: the minimum deadwood of seat ``seats[j]``'s hand in game ``rows[j]``.
+
+        Cached per (game, seat) until that hand changes.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        stale = self._hand_deadwood_stale[rows, seats]
+        if stale.any():
+            r, p = rows[stale], seats[stale]
+            self._hand_deadwood[r, p] = min_deadwood(self.state.hands[r, p])
+            self._hand_deadwood_stale[r, p] = False
+        return self._hand_deadwood[rows, seats]
 
     def legal_action_mask(self) -> np.ndarray:
-        """bool[N, 107]: the legal actions of the seat to act (all false once a hand is over)."""
-        if self._mask is None:
-            self._mask = self._compute_mask()
+        """bool[N, 107]: the legal actions of the seat to act (all false once a hand is over).
+
+        A per-row cache recomputed only where the game changed; do not modify it.
+        """
+        todo = np.flatnonzero(self._mask_stale)
+        if todo.size:
+            self._mask[todo] = self._compute_mask(todo)
+            self._mask_stale[todo] = False
         return self._mask
 
-    def _compute_mask(self) -> np.ndarray:
+    def invalidate(self, rows: np.ndarray | None = None) -> None:
+        """Drop the cached masks of the given games (all by default) after editing state."""
+        sel = slice(None) if rows is None else rows
+        self._mask_stale[sel] = True
+        self._deadwood_stale[sel] = True
+        self._hand_deadwood_stale[sel] = True
+
+    def _compute_mask(self, rows: np.ndarray) -> np.ndarray:
+        """bool[M, 107]: the legal actions in the games ``rows``."""
         s = self.state
-        mask = np.zeros((self.n, N_ACTIONS), dtype=bool)
-        is_offer = s.phase == Phase.OFFER
-        is_draw = s.phase == Phase.DRAW
+        phase = s.phase[rows]
+        mask = np.zeros((rows.size, N_ACTIONS), dtype=bool)
+        is_offer = phase == _OFFER
+        is_draw = phase == _DRAW
         mask[is_offer, TAKE] = True
         mask[is_offer, PASS] = True
         mask[is_draw, DRAW] = True
-        mask[is_draw & ~s.must_draw_stock & (s.pile_size > 0), TAKE] = True
-        rows = np.flatnonzero(s.phase == Phase.DISCARD)
-        if rows.size:
-            hand = s.hands[rows, s.current[rows]]
+        mask[is_draw & ~s.must_draw_stock[rows] & (s.pile_size[rows] > 0), TAKE] = True
+        sub = np.flatnonzero(phase == _DISCARD)
+        if sub.size:
+            g = rows[sub]
+            hand = s.hands[g, s.current[g]]
             may_discard = hand.copy()
             if not self.rules.allow_rediscard:
-                has_taken = s.taken[rows] >= 0
-                may_discard[has_taken, s.taken[rows][has_taken]] = False
-            mask[rows, :N_CARDS] = may_discard
-            if self._discard_deadwood is not None:
-                knockable = self._discard_deadwood[rows] <= self.rules.knock_limit
-            else:
-                knockable = knock_discards(hand, self.rules.knock_limit)
+                has_taken = s.taken[g] >= 0
+                may_discard[has_taken, s.taken[g][has_taken]] = False
+            mask[sub, :N_CARDS] = may_discard
+            known = ~self._deadwood_stale[g]
+            knockable = np.empty_like(hand)
+            knockable[known] = self._deadwood[g[known]] <= self.rules.knock_limit
+            knockable[~known] = knock_discards(hand[~known], self.rules.knock_limit)
             may_knock = may_discard & knockable
             if self.rules.big_gin_bonus is not None:
                 big = min_deadwood(hand) == 0
                 may_knock[big] = hand[big]
-            mask[rows, KNOCK : KNOCK + N_CARDS] = may_knock
+            mask[sub, KNOCK : KNOCK + N_CARDS] = may_knock
         return mask
 
     # ------------------------------------------------------------------ reset
@@ -334,24 +384,22 @@ class GinEngine:
         fresh.hands[r[:, None], dealer[:, None], deck[:, HAND_SIZE:UPCARD]] = True
         fresh.pile[:, 0] = deck[:, UPCARD]
         fresh.pile_size[:] = 1
+        fresh.in_pile[r, deck[:, UPCARD]] = True
         fresh.stock_pos[:] = STOCK_START
         fresh.dealer = dealer
         fresh.current = non_dealer.astype(np.int8)
         fresh.phase[:] = Phase.OFFER
         for f in fields(HandState):
             getattr(self.state, f.name)[rows] = getattr(fresh, f.name)
-        self._invalidate()
-
-    def _invalidate(self) -> None:
-        self._mask = None
-        self._discard_deadwood = None
+        self.invalidate(rows)
 
     # ------------------------------------------------------------------ step
-    def step(self, actions: np.ndarray) -> np.ndarray:
-        """Apply one action per game; games whose hand is over ignore theirs.
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """Apply one action per game; games whose hand is over (or not active) ignore theirs.
 
         Args:
             actions: int[N] action ids (see ``hgin_env.engine.actions``).
+            active: bool[N], the games that move (default: all); the others wait.
 
         Returns:
             bool[N]: the hands that ended with this step.
@@ -365,9 +413,12 @@ class GinEngine:
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         s = self.state
-        live = s.phase != Phase.OVER
+        live = s.phase != _OVER
+        if active is not None:
+            live &= np.asarray(active, dtype=bool)
         self._check_legal(actions, live)
         a = actions.astype(np.int64)
+        mover = s.current.astype(np.int64)
         self._apply_pass(live & (a == PASS))
         self._apply_take(live & (a == TAKE))
         self._apply_draw(live & (a == DRAW))
@@ -377,8 +428,10 @@ class GinEngine:
         self._apply_discard(is_discard | is_knock, cards)
         self._end_turn(is_discard)
         self._resolve_knock(is_knock, cards)
-        self._invalidate()
-        return live & (s.phase == Phase.OVER)
+        self._mask_stale |= live
+        self._deadwood_stale |= live
+        self._hand_deadwood_stale[live, mover[live]] = True
+        return live & (s.phase == _OVER)
 
     def _check_legal(self, actions: np.ndarray, live: np.ndarray) -> None:
         in_range = (actions >= 0) & (actions < N_ACTIONS)
@@ -401,7 +454,7 @@ class GinEngine:
         s.passes[is_pass] += 1
         both = is_pass & (s.passes >= 2)
         s.current[is_pass] = np.where(both, 1 - s.dealer, s.dealer)[is_pass]
-        s.phase[both] = Phase.DRAW
+        s.phase[both] = _DRAW
         s.must_draw_stock[both] = True
 
     def _apply_take(self, is_take: np.ndarray) -> None:
@@ -412,11 +465,12 @@ class GinEngine:
             return
         s.pile_size[rows] -= 1
         card = s.pile[rows, s.pile_size[rows]]
+        s.in_pile[rows, card] = False
         seat = s.current[rows]
         s.hands[rows, seat, card] = True
         s.known[rows, seat, card] = True
         s.taken[rows] = card
-        s.phase[rows] = Phase.DISCARD
+        s.phase[rows] = _DISCARD
 
     def _apply_draw(self, is_draw: np.ndarray) -> None:
         """Draw the top card of the stock."""
@@ -429,7 +483,7 @@ class GinEngine:
         s.hands[rows, s.current[rows], card] = True
         s.taken[rows] = -1
         s.must_draw_stock[rows] = False
-        s.phase[rows] = Phase.DISCARD
+        s.phase[rows] = _DISCARD
 
     def _apply_discard(self, is_discard: np.ndarray, cards: np.ndarray) -> None:
         """Move the chosen card from the hand to the top of the discard pile."""
@@ -444,6 +498,7 @@ class GinEngine:
         s.discards[rows, seat, card] = True
         s.pile[rows, s.pile_size[rows]] = card
         s.pile_size[rows] += 1
+        s.in_pile[rows, card] = True
         s.taken[rows] = -1
         s.turns[rows] += 1
 
@@ -455,9 +510,9 @@ class GinEngine:
         goes_on = is_discard & ~stock_exhausted & ~too_long
         s.outcome[stock_exhausted] = Outcome.DRAW
         s.outcome[too_long] = Outcome.TRUNCATED
-        s.phase[stock_exhausted | too_long] = Phase.OVER
+        s.phase[stock_exhausted | too_long] = _OVER
         s.current[goes_on] = 1 - s.current[goes_on]
-        s.phase[goes_on] = Phase.DRAW
+        s.phase[goes_on] = _DRAW
 
     def _resolve_knock(self, is_knock: np.ndarray, cards: np.ndarray) -> None:
         """Score the knocks of this step (RULES.md "Knocking" and "Scoring one hand")."""
@@ -476,10 +531,11 @@ class GinEngine:
             # a big gin keeps all 11 cards: take the discard back from the pile
             back = rows[big_gin]
             s.pile_size[back] -= 1
+            s.in_pile[back, cards[back]] = False
             s.hands[back, seat[big_gin], cards[back]] = True
             s.discards[back, seat[big_gin], cards[back]] = False
         res = resolve_knocks(knocker, s.hands[rows, 1 - seat], self.rules, big_gin=big_gin)
-        s.phase[rows] = Phase.OVER
+        s.phase[rows] = _OVER
         s.knocker[rows] = seat
         s.winner[rows] = np.where(res.knocker_wins, seat, 1 - seat)
         s.points[rows] = res.points
@@ -518,6 +574,11 @@ class GinEngine:
             (np.broadcast_to(r[:, None], in_stock.shape)[in_stock], s.deck[dealt][in_stock]),
             1,
         )
+        pile_mask = np.zeros((dealt.size, N_CARDS), dtype=bool)
+        pile_mask[np.broadcast_to(r[:, None], in_pile.shape)[in_pile], s.pile[dealt][in_pile]] = (
+            True
+        )
+        assert (pile_mask == s.in_pile[dealt]).all(), "in_pile disagrees with the pile"
         bad = dealt[(where != 1).any(axis=1)]
         assert bad.size == 0, f"game {int(bad[0])}: a card is missing or in two places"
         sizes = s.hands.sum(axis=2)

@@ -82,21 +82,29 @@ class SeriesEngine:
         self.sheets.reset(sel)
         self.engine.reset(mask=sel, dealers=dealers)
 
-    def step(self, actions: np.ndarray) -> SeriesStep:
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> SeriesStep:
         """Apply one action per game, score ended hands and deal the next ones.
+
+        Args:
+            actions: int[N] action ids.
+            active: bool[N], the games that move (default: all live games).
 
         Raises:
             ValueError: on an illegal action (see ``GinEngine.step``).
         """
         eng = self.engine
-        hand_over = eng.step(actions)
+        hand_over = eng.step(actions, active)
         rows = np.flatnonzero(hand_over)
-        finished_hands = eng.state.rows(rows)
         series_over = np.zeros(self.n, bool)
-        if rows.size:
-            self.hands_played[rows] += 1
-            series_over = self.sheets.record(eng.state.winner, eng.state.points, mask=hand_over)
-            s = eng.state
-            next_dealer = np.where(s.winner >= 0, s.winner, s.dealer).astype(np.int8)
-            eng.reset(mask=hand_over & ~self.sheets.finished, dealers=next_dealer)
+        if rows.size == 0:
+            return SeriesStep(hand_over, series_over, rows, _NO_HANDS)
+        finished_hands = eng.state.rows(rows)
+        self.hands_played[rows] += 1
+        series_over = self.sheets.record(eng.state.winner, eng.state.points, mask=hand_over)
+        s = eng.state
+        next_dealer = np.where(s.winner >= 0, s.winner, s.dealer).astype(np.int8)
+        eng.reset(mask=hand_over & ~self.sheets.finished, dealers=next_dealer)
         return SeriesStep(hand_over, series_over, rows, finished_hands)
+
+
+_NO_HANDS = HandState.empty(0)

@@ -17,7 +17,8 @@ legality, scoring, dealing and the score sheet all come from the engine. One ``s
 
 The opponent may end a hand between two agent decisions (and, in series mode, the next
 hand is dealt at once); its result goes into that step's reward. Engine steps touch only
-the games whose turn it is (``_only``), so waiting games cost no work. At reset, a hand the
+the games whose turn it is (``step(actions, active)``), and the engine's masks are cached
+per game, so waiting games cost no work. At reset, a hand the
 opponent ends before the agent's first decision (it takes the upcard and knocks at once)
 cannot be shown to the agent: in hand mode that hand is dealt again (counted in
 ``redeals``); in series mode its reward is paid with the agent's first step.
@@ -30,8 +31,6 @@ exactly like a single game with the same seed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -214,13 +213,9 @@ class GinCore:
     def final_observations(self, mask: np.ndarray) -> np.ndarray:
         """float32[M, OBS_DIM]: the agent's observations of the M games selected by ``mask``.
 
-        Meant for the last observation of episodes about to be reset: the other games are
-        parked meanwhile, so the engine computes nothing for them (its per-step caches are
-        dropped afterwards).
+        Meant for the last observation of episodes about to be reset.
         """
-        mask = np.asarray(mask, bool)
-        with self._only(mask):
-            return self.observe(np.flatnonzero(mask))
+        return self.observe(np.flatnonzero(np.asarray(mask, bool)))
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: the agent's legal actions (all false where no episode is live)."""
@@ -341,17 +336,16 @@ class GinCore:
 
     def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> None:
         """One engine step in the ``active`` games only; the opponent decides if no actions."""
-        with self._only(active):
-            if actions is None:
-                actions = self._opponent_actions(np.flatnonzero(active))
-            if self.series is not None:
-                st = self.series.step(actions)
-                rows, series_over = st.rows, st.series_over
-                winner, points, outcome = st.hands.winner, st.hands.points, st.hands.outcome
-            else:
-                rows, series_over = np.flatnonzero(self.engine.step(actions)), None
-                s = self.engine.state
-                winner, points, outcome = s.winner[rows], s.points[rows], s.outcome[rows]
+        if actions is None:
+            actions = self._opponent_actions(np.flatnonzero(active))
+        if self.series is not None:
+            st = self.series.step(actions, active)
+            rows, series_over = st.rows, st.series_over
+            winner, points, outcome = st.hands.winner, st.hands.points, st.hands.outcome
+        else:
+            rows, series_over = np.flatnonzero(self.engine.step(actions, active)), None
+            s = self.engine.state
+            winner, points, outcome = s.winner[rows], s.points[rows], s.outcome[rows]
         if rows.size:
             self._score(rows, winner, points, outcome, series_over, tally)
 
@@ -399,32 +393,3 @@ class GinCore:
         actions = np.zeros(self.n, np.int64)
         actions[rows] = chosen
         return actions
-
-    @contextmanager
-    def _only(self, active: np.ndarray) -> Iterator[None]:
-        """Let the engine's next step touch only the ``active`` games.
-
-        ``GinEngine.step`` acts in every live game and documents that games whose hand is
-        over ignore their action, so the live games outside ``active`` are marked over for
-        the duration (their phase is saved and restored; nothing else changes). The engine
-        caches its legal mask per step, so the cache is dropped when the phase comes back.
-        Parking also spares the engine the knock-mask work of the games that wait.
-        """
-        s = self.engine.state
-        parked = np.flatnonzero(~active & (s.phase != Phase.OVER))
-        if parked.size == 0:
-            yield
-            return
-        saved = s.phase[parked].copy()
-        _drop_engine_caches(self.engine)
-        s.phase[parked] = Phase.OVER
-        try:
-            yield
-        finally:
-            s.phase[parked] = saved
-            _drop_engine_caches(self.engine)
-
-
-def _drop_engine_caches(engine: GinEngine) -> None:
-    """Forget the engine's per-step mask caches (after its phases were edited from outside)."""
-    engine._invalidate()

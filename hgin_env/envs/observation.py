@@ -43,7 +43,7 @@ import numpy as np
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine, Phase
 from hgin_env.engine.hollywood import ScoreSheets
-from hgin_env.engine.melds import NO_DEADWOOD, min_deadwood
+from hgin_env.engine.melds import NO_DEADWOOD
 
 STOCK_AT_DEAL = 31
 DEADWOOD_SCALE = 100.0
@@ -135,24 +135,21 @@ def encode_observations(
     top = engine.top_discard[rows]
     has_top = top >= 0
     obs[r[has_top], L["top_discard"].start + top[has_top]] = 1.0
-    pile_size = s.pile_size[rows].astype(np.int64)
-    below = np.arange(N_CARDS)[None, :] < (pile_size - 1)[:, None]
-    pile_ids = np.where(below, s.pile[rows].astype(np.int64), N_CARDS)
-    pile_mask = np.zeros((m, N_CARDS + 1), dtype=np.float32)
-    np.put_along_axis(pile_mask, pile_ids, 1.0, axis=1)
-    obs[:, L["pile_below"]] = pile_mask[:, :N_CARDS]
+    below = s.in_pile[rows]
+    obs[:, L["pile_below"]] = below
+    obs[r[has_top], L["pile_below"].start + top[has_top]] = 0.0
     obs[:, L["opponent_known"]] = s.known[rows, opp]
     obs[:, L["opponent_discards"]] = s.discards[rows, opp]
     obs[:, L["own_discards"]] = s.discards[rows, seats]
     acting = (s.current[rows] == seats) & (s.phase[rows] != Phase.OVER)
     discarding = acting & (s.phase[rows] == Phase.DISCARD)
-    dd = engine.discard_deadwood()[rows]
-    obs[:, L["discard_deadwood"]] = np.where(
-        discarding[:, None], np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE, 0.0
-    )
-    deadwood = dd.min(axis=1)
+    deadwood = np.empty(m, dtype=np.int64)
+    if discarding.any():
+        dd = engine.discard_deadwood(rows[discarding])
+        obs[discarding, L["discard_deadwood"]] = np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE
+        deadwood[discarding] = dd.min(axis=1)
     waiting = ~discarding
-    deadwood[waiting] = min_deadwood(s.hands[rows[waiting], seats[waiting]])
+    deadwood[waiting] = engine.hand_deadwood(rows[waiting], seats[waiting])
     obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE
     phase = s.phase[rows]
     phase_idx = np.select(
