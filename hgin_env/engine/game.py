@@ -260,7 +260,7 @@ class GinEngine:
 
         Returns:
             int64[M, 52]; ``NO_DEADWOOD`` for cards not held and for games in another
-            phase. Computed once per game state (a per-row cache); do not modify.
+            phase. Computed once per game state (a per-game cache; this is a copy).
         """
         want = self._deadwood_stale if rows is None else np.zeros(self.n, bool)
         if rows is not None:
@@ -274,7 +274,7 @@ class GinEngine:
                 hands = s.hands[discarding, s.current[discarding]]
                 self._deadwood[discarding] = deadwood_after_discard(hands)
             self._deadwood_stale[todo] = False
-        return self._deadwood if rows is None else self._deadwood[rows]
+        return self._deadwood.copy() if rows is None else self._deadwood[rows]
 
     def hand_deadwood(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """int64[M]: the minimum deadwood of seat ``seats[j]``'s hand in game ``rows[j]``.
@@ -290,16 +290,19 @@ class GinEngine:
             self._hand_deadwood_stale[r, p] = False
         return self._hand_deadwood[rows, seats]
 
-    def legal_action_mask(self) -> np.ndarray:
+    def legal_action_mask(self, copy: bool = True) -> np.ndarray:
         """bool[N, 107]: the legal actions of the seat to act (all false once a hand is over).
 
-        A per-row cache recomputed only where the game changed; do not modify it.
+        Args:
+            copy: return a copy (default). ``False`` returns the engine's per-game cache
+                itself, recomputed in place only where a game changed: faster, but it must
+                not be modified or kept across steps.
         """
         todo = np.flatnonzero(self._mask_stale)
         if todo.size:
             self._mask[todo] = self._compute_mask(todo)
             self._mask_stale[todo] = False
-        return self._mask
+        return self._mask.copy() if copy else self._mask
 
     def invalidate(self, rows: np.ndarray | None = None) -> None:
         """Drop the cached masks of the given games (all by default) after editing state."""
@@ -435,7 +438,7 @@ class GinEngine:
 
     def _check_legal(self, actions: np.ndarray, live: np.ndarray) -> None:
         in_range = (actions >= 0) & (actions < N_ACTIONS)
-        mask = self.legal_action_mask()
+        mask = self.legal_action_mask(copy=False)
         ok = in_range & mask[np.arange(self.n), np.clip(actions, 0, N_ACTIONS - 1)]
         bad = np.flatnonzero(live & ~ok)
         if bad.size:

@@ -219,7 +219,7 @@ class GinCore:
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: the agent's legal actions (all false where no episode is live)."""
-        return self.engine.legal_action_mask() & self.awaiting[:, None]
+        return self.engine.legal_action_mask(copy=False) & self.awaiting[:, None]
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray, autoreset: bool = False) -> StepResult:
@@ -245,7 +245,7 @@ class GinCore:
         if not whole:
             raise ValueError(f"actions must be integer action ids, got {actions!r}")
         a = a.astype(np.int64)
-        mask = self.engine.legal_action_mask()
+        mask = self.engine.legal_action_mask(copy=False)
         legal = (a >= 0) & (a < N_ACTIONS) & mask[np.arange(self.n), np.clip(a, 0, N_ACTIONS - 1)]
         illegal = self.awaiting & ~legal
         if illegal.any() and self.config.illegal_action == "raise":
@@ -368,7 +368,7 @@ class GinCore:
         obs = None
         if self._opponent_observes:
             obs = encode_observations(self.engine, 1 - self.agent_seat[rows], self.sheets, rows)
-        masks = self.engine.legal_action_mask()[rows]
+        masks = self.engine.legal_action_mask(copy=False)[rows]
         if self._opponent_keyed:
             keys = hash_stream(self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT)
             chosen = self.opponent.act(obs, masks, keys=keys)
