@@ -73,6 +73,8 @@ def _build_set_options() -> tuple[np.ndarray, np.ndarray]:
 RUN_COVER = _build_run_cover()
 MASK_VALUE = _build_mask_value()
 RUN_VALUE = MASK_VALUE[RUN_COVER]
+#: int64[8192]: value of the highest card in a suit mask (0 for the empty mask)
+MAX_CARD_VALUE = np.array([RANK_VALUE[m.bit_length() - 1] if m else 0 for m in range(_N_MASKS)])
 DISCARD_LOSS = _build_discard_loss(RUN_VALUE)
 #: int32[8192, 13]: DISCARD_LOSS where rank r is in the mask, else a loss no hand can
 #: absorb, so one subtraction both scores a discard and rules out cards not in the mask
@@ -223,13 +225,13 @@ def may_knock(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
     """
     hands11 = np.asarray(hands11, dtype=bool)
     n = hands11.shape[0]
-    by_suit = hands11.reshape(n, N_SUITS, N_RANKS)
-    in_set = by_suit.sum(axis=1) >= 3  # bool[N, 13]
-    cover = RUN_COVER[suit_masks(hands11)]  # int64[N, 4]
-    in_run = ((cover[:, :, None] >> np.arange(N_RANKS)) & 1).astype(bool)
-    loose = by_suit & ~in_run & ~in_set[:, None, :]
-    values = np.where(loose.reshape(n, N_CARDS), CARD_VALUE, 0)
-    return values.sum(axis=1) - values.max(axis=1) <= knock_limit
+    by_suit = hands11.reshape(n, N_SUITS, N_RANKS).view(np.uint8)
+    in_set = (by_suit[:, 0] + by_suit[:, 1] + by_suit[:, 2] + by_suit[:, 3]) >= 3  # [N, 13]
+    packed = np.packbits(in_set, axis=1, bitorder="little").astype(np.int64)
+    set_ranks = packed[:, 0] | (packed[:, 1] << 8)  # 13-bit mask of ranks with 3+ cards
+    smask = suit_masks(hands11)
+    loose = smask & ~RUN_COVER[smask] & ~set_ranks[:, None]  # int64[N, 4]
+    return MASK_VALUE[loose].sum(axis=1) - MAX_CARD_VALUE[loose].max(axis=1) <= knock_limit
 
 
 def knock_discards(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
