@@ -14,7 +14,7 @@ opponent_discards         52     cards the opponent discarded this hand
 own_discards              52     cards this seat discarded this hand
 discard_deadwood          52     in the discard phase: deadwood left by discarding each
                                  held card / 100 (1.0 for cards not held); else 0
-deadwood                  1      min deadwood of this seat's hand / 100 (11 cards: best
+deadwood                  1      min deadwood of this seat's hand / 100 (11 cards: best legal
                                  discard)
 phase                     4      one-hot: offer, draw, forced stock draw, discard
 to_act                    1      1 when this seat is to act
@@ -147,7 +147,12 @@ def encode_observations(
     if discarding.any():
         dd = engine.discard_deadwood(rows[discarding])
         obs[discarding, L["discard_deadwood"]] = np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE
-        deadwood[discarding] = dd.min(axis=1)
+        # the seat's deadwood is the best over the discards it may make
+        taken = s.taken[rows[discarding]].astype(np.int64)
+        barred = (taken >= 0) & (not engine.rules.allow_rediscard)
+        best = dd.copy()
+        best[np.flatnonzero(barred), taken[barred]] = NO_DEADWOOD
+        deadwood[discarding] = best.min(axis=1)
     waiting = ~discarding
     deadwood[waiting] = engine.hand_deadwood(rows[waiting], seats[waiting])
     obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE

@@ -20,7 +20,6 @@ the environments then pass ``None`` instead of encoding them (``RandomPolicy`` d
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 from collections.abc import Callable
@@ -119,8 +118,12 @@ def registered_policies() -> list[str]:
 
 
 def _load_plugins() -> None:
-    with contextlib.suppress(ImportError):
+    """Import the ``agents`` package (which registers its bots) if it is installed."""
+    try:
         importlib.import_module("agents")
+    except ModuleNotFoundError as err:
+        if err.name != "agents":  # agents exists but one of its imports is missing
+            raise
 
 
 def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:

@@ -1,0 +1,165 @@
+"""Trained MaskablePPO models as policies, and the resolver from a name or path to a policy.
+
+``load_policy(spec)`` accepts, in this order:
+
+1. a policy object (anything with ``act(observations, action_masks)``), returned as is;
+2. a registered name (``random``, ``simple``, ``expert``, shipped models);
+3. a path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``;
+4. the name of a shipped model: ``models/<name>/model.zip`` under the repository root.
+
+Loading problems (missing file, not a zip, corrupt zip, wrong observation or action
+space) raise ``PolicyLoadError`` with a one-line message naming the path and the
+problem. ``sb3_contrib`` (and torch) are imported only when a model is loaded.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
+
+#: the repository root (the directory holding ``agents/`` and ``models/``)
+REPO_ROOT = Path(__file__).resolve().parent.parent
+#: where shipped models live: ``models/<name>/model.zip``
+MODELS_DIR = REPO_ROOT / "models"
+MODEL_FILE = "model.zip"
+
+
+class PolicyLoadError(ValueError):
+    """A policy name or model path that cannot be turned into a policy."""
+
+
+def load_model(path: str | Path) -> Any:
+    """Load a MaskablePPO model on the CPU and check its spaces against the environment's.
+
+    Args:
+        path: the ``.zip`` file written by ``MaskablePPO.save``.
+
+    Returns:
+        The ``sb3_contrib.MaskablePPO`` model.
+
+    Raises:
+        PolicyLoadError: the file is missing, not a zip, a corrupt zip or not a
+            MaskablePPO model, or its observation/action space does not match
+            ``OBS_DIM`` / ``N_ACTIONS``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise PolicyLoadError(f"cannot load model {path}: no such file")
+    if path.is_dir():
+        raise PolicyLoadError(f"cannot load model {path}: is a directory without {MODEL_FILE}")
+    if not zipfile.is_zipfile(path):
+        raise PolicyLoadError(
+            f"cannot load model {path}: not a zip file (MaskablePPO .zip expected)"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise PolicyLoadError(f"cannot load model {path}: corrupt zip ({exc})") from exc
+    if bad is not None:
+        raise PolicyLoadError(f"cannot load model {path}: corrupt zip (bad entry {bad})")
+    if "data" not in names:
+        raise PolicyLoadError(
+            f"cannot load model {path}: not a Stable-Baselines3 model (no 'data' entry in the zip)"
+        )
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 is a load problem
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise PolicyLoadError(
+            f"cannot load model {path}: corrupt or not a MaskablePPO model "
+            f"({type(exc).__name__}: {message})"
+        ) from exc
+    _check_spaces(model, path)
+    return model
+
+
+def _check_spaces(model: Any, path: Path) -> None:
+    """Raise ``PolicyLoadError`` unless the model fits the environment's spaces."""
+    obs_shape = getattr(model.observation_space, "shape", None)
+    if obs_shape != (OBS_DIM,):
+        raise PolicyLoadError(
+            f"cannot use model {path}: observation shape {obs_shape} does not match "
+            f"the environment's ({OBS_DIM},)"
+        )
+    n_actions = getattr(model.action_space, "n", None)
+    if n_actions is None or int(n_actions) != N_ACTIONS:
+        raise PolicyLoadError(
+            f"cannot use model {path}: action space {model.action_space} does not match "
+            f"Discrete({N_ACTIONS})"
+        )
+
+
+class ModelPolicy:
+    """A trained MaskablePPO model playing greedily: ``predict(..., deterministic=True)``.
+
+    Args:
+        path: the model's ``.zip`` file.
+        name: display name (default: the file's stem, or its directory for ``model.zip``).
+    """
+
+    def __init__(self, path: str | Path, name: str | None = None) -> None:
+        self.path = Path(path)
+        self.model = load_model(self.path)
+        stem = self.path.parent.name if self.path.name == MODEL_FILE else self.path.stem
+        self.name = name or stem
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Return the model's most likely legal action in each row (``int64[N]``)."""
+        obs = np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM)
+        masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
+        actions, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
+        return np.asarray(actions, dtype=np.int64).reshape(-1)
+
+
+def shipped_models() -> dict[str, Path]:
+    """The shipped models: name -> ``models/<name>/model.zip`` under the repository root."""
+    if not MODELS_DIR.is_dir():
+        return {}
+    return {p.parent.name: p for p in sorted(MODELS_DIR.glob(f"*/{MODEL_FILE}"))}
+
+
+def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
+    """Turn a bot name, a model path, a shipped model name or a policy object into a policy.
+
+    Args:
+        spec: see the module docstring for the accepted forms.
+        seed: seed for seeded bots (models are deterministic).
+
+    Raises:
+        PolicyLoadError: a model that cannot be loaded, or a name that is none of the
+            accepted forms (the message lists the known names).
+    """
+    if not isinstance(spec, str | Path):
+        if not callable(getattr(spec, "act", None)):
+            raise PolicyLoadError(
+                f"a policy must be a name, a model path or an object with "
+                f"act(observations, action_masks); got {type(spec).__name__}"
+            )
+        return spec
+    text = str(spec)
+    known = registered_policies()
+    if text in known:
+        return resolve_policy(text, seed)
+    path = Path(text).expanduser()
+    if path.is_dir() and (path / MODEL_FILE).exists():
+        return ModelPolicy(path / MODEL_FILE)
+    if path.exists() or path.suffix == ".zip" or "/" in text or "\\" in text:
+        return ModelPolicy(path)
+    shipped = MODELS_DIR / text / MODEL_FILE
+    if shipped.exists():
+        return ModelPolicy(shipped)
+    raise PolicyLoadError(
+        f"unknown policy {text!r}: not a bot ({', '.join(known)}), not a model file, "
+        f"and no shipped model {shipped}"
+    )
