@@ -4,10 +4,13 @@ Usage::
 
     python evaluate.py A B --series 1000 --seed 0 [--duplicate] [--json out.json]
     python evaluate.py --league random simple expert --series 2000 --json league.json
+    python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
-``agents.evaluation`` (see its docstring for the confidence intervals).
+``agents.evaluation`` (see its docstring for the confidence intervals). ``--transcript``
+keeps the first hand of the first K series as JSON Lines plus a ``.txt`` rendering;
+replay one with ``python -m hgin_env.replay PATH --hand 1``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from agents.evaluation import EvalResult, LeagueResult, evaluate, league
 from agents.model_policy import PolicyLoadError
+from agents.transcript import TranscriptRecorder
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -42,6 +46,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--transcript", type=Path, metavar="PATH",
+        help="write sampled hands as JSON Lines to PATH and as text next to it (.txt)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--transcript-hands", type=int, default=5, metavar="K",
+        help="hands in the transcript: the first hand of the first K series (default 5)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.league and args.policies:
         parser.error("give either two policies A B or --league P1 P2 ..., not both")
@@ -53,6 +65,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--series must be >= 1, got {args.series}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.transcript and args.league:
+        parser.error("--transcript works with a pair A B, not with --league")
+    if args.transcript_hands < 1:
+        parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
     return args
 
 
@@ -153,12 +169,17 @@ def main(argv: list[str] | None = None) -> int:
             data = res.to_dict()
         else:
             a, b = args.policies
+            recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
             res = evaluate(
-                a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress
-            )
+                a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
+                recorder=recorder,
+            )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))
             data = res.to_dict()
+            if recorder is not None:
+                jsonl, txt = recorder.write(args.transcript)
+                print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
     except PolicyLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -41,6 +41,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from agents.model_policy import load_policy
+from agents.transcript import TranscriptRecorder
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome
 from hgin_env.engine.series import SeriesEngine
@@ -343,6 +344,7 @@ def evaluate(
     max_hands_per_series: int = MAX_HANDS_PER_SERIES,
     name_a: str | None = None,
     name_b: str | None = None,
+    recorder: TranscriptRecorder | None = None,
 ) -> EvalResult:
     """Play full Hollywood series of A against B, all at once, and summarise them.
 
@@ -358,6 +360,8 @@ def evaluate(
         max_hands_per_series: abandon a series after this many hands (counted unfinished).
         name_a: display name of A (default from the spec).
         name_b: display name of B.
+        recorder: an optional ``agents.transcript.TranscriptRecorder`` that keeps the
+            first hand of a few series (nothing is recorded when None).
 
     Returns:
         The ``EvalResult``.
@@ -382,6 +386,8 @@ def evaluate(
     n = deal_seeds.size
     series = SeriesEngine(n, rules, seed=deal_seeds)
     series.reset(first_dealers=first_dealer)
+    if recorder is not None:
+        recorder.begin(series, (name_a, name_b), a_seat, {"seed": seed})
     tally = _Tally(n)
     running = np.ones(n, dtype=bool)
     actions = np.zeros(n, dtype=np.int64)
@@ -401,7 +407,11 @@ def evaluate(
                 if sel.size:
                     obs = encode_observations(game, seat[pick], series.sheets, sel)
                     actions[sel] = policy.act(obs, masks[sel])
+            if recorder is not None:
+                recorder.before_step(series, actions)
             step = series.step(actions)
+            if recorder is not None:
+                recorder.after_step(step)
             steps += 1
             counted = running[step.rows]
             tally.add(step.rows[counted], step.hands.rows(counted), a_seat[step.rows[counted]])
