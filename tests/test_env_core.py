@@ -487,3 +487,28 @@ def test_make_with_module_prefix_registers_on_import():
         "obs, info = env.reset(seed=1); assert info['action_mask'].any()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _RowsRecorder:
+    """A first-legal-action opponent that records the game indices of each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[np.ndarray] = []
+
+    def act(self, observations, action_masks, rows=None):
+        self.calls.append(np.asarray(rows))
+        return np.asarray(action_masks).argmax(axis=1)
+
+
+def test_opponent_that_takes_rows_gets_the_game_indices_of_its_rows():
+    """A policy whose act takes ``rows`` receives the batch indices of the games it plays."""
+    bot = _RowsRecorder()
+    core = GinCore(6, opponent=bot, seed=3)
+    core.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        core.step(random_legal_actions(core.action_masks(), rng), autoreset=True)
+    assert bot.calls
+    for rows in bot.calls:
+        assert rows.dtype.kind == "i" and np.all((rows >= 0) & (rows < 6))
+        assert np.all(core.agent_seat[rows] >= 0)

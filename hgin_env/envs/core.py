@@ -41,7 +41,13 @@ from hgin_env.engine.game import GinEngine, Outcome, Phase, hash_stream
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
 from hgin_env.envs.observation import OBS_DIM, encode_observations
-from hgin_env.envs.policy import Policy, accepts_keys, needs_observations, resolve_policy
+from hgin_env.envs.policy import (
+    Policy,
+    accepts_keys,
+    accepts_rows,
+    needs_observations,
+    resolve_policy,
+)
 
 #: hash salts of the core's per-game random streams (the engine uses 1..3)
 SEAT_SALT = 101
@@ -134,6 +140,7 @@ class GinCore:
         policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
         self.opponent = resolve_policy(opponent, seed=policy_seed)
         self._opponent_keyed = accepts_keys(self.opponent)
+        self._opponent_takes_rows = accepts_rows(self.opponent)
         self._opponent_observes = needs_observations(self.opponent)
         self.seed(seed)
 
@@ -369,11 +376,12 @@ class GinCore:
         if self._opponent_observes:
             obs = encode_observations(self.engine, 1 - self.agent_seat[rows], self.sheets, rows)
         masks = self.engine.legal_action_mask(copy=False)[rows]
+        extra = {"rows": rows} if self._opponent_takes_rows else {}
         if self._opponent_keyed:
-            keys = hash_stream(self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT)
-            chosen = self.opponent.act(obs, masks, keys=keys)
-        else:
-            chosen = self.opponent.act(obs, masks)
+            extra["keys"] = hash_stream(
+                self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT
+            )
+        chosen = self.opponent.act(obs, masks, **extra)
         self.opponent_moves[rows] += 1
         chosen = np.asarray(chosen).reshape(-1).astype(np.int64)
         if chosen.shape != rows.shape:

@@ -67,13 +67,27 @@ def needs_observations(policy: object) -> bool:
     return bool(getattr(policy, "needs_observations", True))
 
 
-def accepts_keys(policy: object) -> bool:
-    """Whether ``policy.act`` takes the per-game ``keys`` keyword (see the module docstring)."""
+def _act_takes(policy: object, keyword: str) -> bool:
     try:
         params = inspect.signature(policy.act).parameters
     except (TypeError, ValueError):
         return False
-    return "keys" in params
+    return keyword in params
+
+
+def accepts_keys(policy: object) -> bool:
+    """Whether ``policy.act`` takes the per-game ``keys`` keyword (see the module docstring)."""
+    return _act_takes(policy, "keys")
+
+
+def accepts_rows(policy: object) -> bool:
+    """Whether ``policy.act`` takes a ``rows`` keyword: the batch indices of its rows.
+
+    A policy that plays each game differently (a mixture of opponents, one per game)
+    needs to know which games a batched call covers; the environments pass ``rows``
+    to the policies that declare it.
+    """
+    return _act_takes(policy, "rows")
 
 
 class RandomPolicy:

@@ -1,0 +1,191 @@
+"""Atomic checkpoints: ``checkpoints/ckpt_<steps>.zip`` plus ``ckpt_<steps>.json``.
+
+Every file is written to a temporary name in the same folder, flushed to disk and then
+renamed over its final name (``os.replace`` is atomic), so a crash or Ctrl-C mid-write
+never leaves a half-written checkpoint under a real name. A checkpoint is the
+MaskablePPO ``.zip`` (network, optimizer, step counter) and a small JSON state (the
+self-play pool, the best evaluation so far, when the last evaluation and snapshot ran).
+The JSON is written after the zip, so a checkpoint counts only once both exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint or run folder that cannot be used; the message names the file."""
+
+
+@dataclass
+class TrainState:
+    """What a checkpoint stores besides the model.
+
+    Attributes:
+        steps: the model's step counter when the checkpoint was written.
+        pool: self-play snapshot files (relative to the run folder), oldest first.
+        best_metric: the best ``eval.best_metric`` value so far (None: no evaluation yet).
+        best_steps: the step of that evaluation.
+        last_eval_steps: the step of the latest evaluation.
+        last_snapshot_steps: the step of the latest self-play snapshot.
+        last_checkpoint_steps: the step of this checkpoint.
+    """
+
+    steps: int = 0
+    pool: list[str] = field(default_factory=list)
+    best_metric: float | None = None
+    best_steps: int = 0
+    last_eval_steps: int = 0
+    last_snapshot_steps: int = 0
+    last_checkpoint_steps: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainState:
+        """Build from the JSON dict (unknown keys are ignored, for forward compatibility)."""
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
+    """Write a file atomically: ``write(file)`` into a temp file, fsync, rename over ``path``.
+
+    Args:
+        path: the final file name.
+        write: called with a binary file object opened for writing.
+
+    Returns:
+        The final path.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """``atomic_write`` for text (UTF-8)."""
+    return atomic_write(path, lambda f: f.write(text.encode()))
+
+
+def save_model(model: Any, path: str | Path) -> Path:
+    """Save an SB3 model (``model.save``) atomically to ``path``."""
+    return atomic_write(path, model.save)
+
+
+def checkpoint_path(folder: Path, steps: int) -> Path:
+    """``folder/ckpt_<steps>.zip`` (steps zero-padded so names sort by step)."""
+    return folder / f"ckpt_{steps:012d}.zip"
+
+
+def write_checkpoint(model: Any, folder: Path, state: TrainState, keep: int) -> Path:
+    """Write ``ckpt_<steps>.zip`` and its ``.json``, then delete all but the newest ``keep``.
+
+    Returns:
+        The checkpoint's zip path.
+    """
+    steps = int(model.num_timesteps)
+    state.steps = state.last_checkpoint_steps = steps
+    path = save_model(model, checkpoint_path(folder, steps))
+    atomic_write_text(path.with_suffix(".json"), json.dumps(asdict(state), indent=2))
+    for old in list_checkpoints(folder)[:-keep]:
+        old.unlink(missing_ok=True)
+        old.with_suffix(".json").unlink(missing_ok=True)
+    return path
+
+
+def list_checkpoints(folder: Path) -> list[Path]:
+    """Complete checkpoints (zip and json both present) in ``folder``, oldest first."""
+    if not folder.is_dir():
+        return []
+    found = [
+        (int(m.group(1)), p)
+        for p in folder.iterdir()
+        if (m := CHECKPOINT_RE.match(p.name)) and p.with_suffix(".json").exists()
+    ]
+    return [p for _, p in sorted(found)]
+
+
+def latest_checkpoint(folder: Path) -> Path:
+    """The newest complete checkpoint in ``folder``.
+
+    Raises:
+        CheckpointError: when there is none.
+    """
+    found = list_checkpoints(folder)
+    if not found:
+        raise CheckpointError(
+            f"no checkpoint in {folder} (expected ckpt_<steps>.zip with its .json); "
+            "nothing to resume"
+        )
+    return found[-1]
+
+
+def check_model_zip(path: Path) -> None:
+    """Raise ``CheckpointError`` unless ``path`` is an intact SB3 model zip."""
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise CheckpointError(f"checkpoint {path} is corrupt: not a readable zip ({exc})") from exc
+    if bad is not None:
+        raise CheckpointError(f"checkpoint {path} is corrupt: entry {bad} fails its CRC check")
+    missing = {"data", "policy.pth"} - names
+    if missing:
+        raise CheckpointError(
+            f"checkpoint {path} is not a Stable-Baselines3 model (missing {sorted(missing)})"
+        )
+
+
+def read_state(path: Path) -> TrainState:
+    """The ``TrainState`` stored next to checkpoint ``path`` (``ckpt_<steps>.json``).
+
+    Raises:
+        CheckpointError: when the JSON is missing or unreadable.
+    """
+    state_path = path.with_suffix(".json")
+    try:
+        return TrainState.from_dict(json.loads(state_path.read_text()))
+    except (OSError, ValueError, TypeError) as exc:
+        raise CheckpointError(
+            f"checkpoint state {state_path} is missing or corrupt ({exc})"
+        ) from exc
+
+
+def load_model(path: Path, env: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
+
+    Raises:
+        CheckpointError: a missing or corrupt file, naming it.
+    """
+    from sb3_contrib import MaskablePPO
+
+    check_model_zip(path)
+    try:
+        return MaskablePPO.load(path, env=env, device="cpu", custom_objects=custom_objects)
+    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 means an unusable file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CheckpointError(
+            f"checkpoint {path} cannot be loaded: {type(exc).__name__}: {first}"
+        ) from exc

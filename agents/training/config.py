@@ -1,0 +1,405 @@
+"""Training options: frozen dataclasses that YAML files map onto field by field.
+
+A config file is a YAML mapping with any of the sections below; every field it leaves
+out keeps its default. ``load_config`` reads a file, applies ``--set key=value``
+overrides (the value is parsed as YAML, so ``--set ppo.net_arch=[64,64]`` works) and
+checks every field: an unknown or mistyped name fails at once with its dotted path and
+a suggestion (``unknown field 'ppo.lerning_rate'; did you mean 'learning_rate'?``).
+
+=============  ======================  ==================================================
+section        dataclass               what it holds
+=============  ======================  ==================================================
+(top level)    ``TrainConfig``         experiment name, seed, total steps, runs folder
+``rules``      ``RulesConfig``         the rules Options of RULES.md (engine)
+``env``        ``EnvConfig``           episode mode, reward scale, agent seat (envs)
+``opponents``  ``OpponentConfig``      bots/models with weights, and self-play
+``ppo``        ``PPOConfig``           MaskablePPO hyperparameters and the network
+``eval``       ``EvalConfig``          periodic evaluation and the best-model metric
+``checkpoint`` ``CheckpointConfig``    checkpoint interval and how many to keep
+=============  ======================  ==================================================
+
+Every field is documented in ``docs/training.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
+from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.config import EnvConfig
+
+#: the config ``python train.py`` runs when given none
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
+
+#: metrics ``eval.best_metric`` may name (each averaged over the eval opponents)
+EVAL_METRICS = ("hand_win_rate", "series_win_rate", "points_per_hand")
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play: the agent also plays frozen snapshots of itself.
+
+    Attributes:
+        enabled: add a pool of the agent's past snapshots to the opponents.
+        snapshot_every: environment steps between two snapshots added to the pool.
+        pool_size: snapshots kept; the oldest is dropped when a new one arrives.
+        weight: share of games played against the pool once it holds a snapshot
+            (the rest follow ``opponents.mix``); 1.0 = pure self-play.
+        sampling: which snapshot a game gets: ``uniform`` over the pool, ``latest``
+            always the newest, ``recent`` the k-th newest with weight ``decay**k``.
+        decay: the ``recent`` sampling's decay per snapshot of age (0 < decay <= 1).
+        deterministic: snapshots play their most likely action instead of sampling.
+    """
+
+    enabled: bool = False
+    snapshot_every: int = 50_000
+    pool_size: int = 5
+    weight: float = 0.5
+    sampling: Literal["uniform", "latest", "recent"] = "uniform"
+    decay: float = 0.7
+    deterministic: bool = False
+
+    def __post_init__(self) -> None:
+        _positive(self, "snapshot_every", "pool_size")
+        if not 0.0 <= self.weight <= 1.0:
+            raise ConfigError(f"opponents.selfplay.weight must be in [0, 1], got {self.weight}")
+        if not 0.0 < self.decay <= 1.0:
+            raise ConfigError(f"opponents.selfplay.decay must be in (0, 1], got {self.decay}")
+
+
+@dataclass(frozen=True)
+class OpponentConfig:
+    """Who the agent plays during training.
+
+    Attributes:
+        mix: opponent -> sampling weight. An opponent is a registered policy name
+            (``random``, ``simple``, ``expert``), a shipped model name or a path to a
+            MaskablePPO ``.zip``. Each game slot draws its opponent from these weights,
+            again at every episode end.
+        selfplay: the self-play pool (see ``SelfPlayConfig``).
+    """
+
+    mix: dict[str, float] = field(default_factory=lambda: {"simple": 1.0})
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+
+    def __post_init__(self) -> None:
+        for name, weight in self.mix.items():
+            if weight < 0:
+                raise ConfigError(f"opponents.mix.{name} must be >= 0, got {weight}")
+        if sum(self.mix.values()) <= 0 and not self.selfplay.enabled:
+            raise ConfigError(
+                "opponents.mix needs a positive weight (or enable opponents.selfplay)"
+            )
+        if sum(self.mix.values()) <= 0 and self.selfplay.weight < 1.0:
+            raise ConfigError(
+                "opponents.mix is empty, so opponents.selfplay.weight must be 1.0 "
+                f"(got {self.selfplay.weight})"
+            )
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """MaskablePPO hyperparameters (names as in Stable-Baselines3) and the network.
+
+    Attributes:
+        n_envs: games played in parallel by the batched VecEnv.
+        n_steps: steps per game per rollout (a rollout is ``n_envs * n_steps`` steps).
+        batch_size: minibatch size of the PPO update.
+        n_epochs: passes over each rollout.
+        learning_rate: Adam step size (at the start, for the ``linear`` schedule).
+        lr_schedule: ``constant``, or ``linear`` decay to 0 over ``total_timesteps``.
+        gamma: discount factor.
+        gae_lambda: GAE smoothing.
+        clip_range: PPO clipping of the probability ratio.
+        ent_coef: entropy bonus weight.
+        vf_coef: value loss weight.
+        max_grad_norm: gradient clipping norm.
+        target_kl: stop an update's epochs early past this KL (``null``: never).
+        normalize_advantage: normalize advantages per minibatch.
+        net_arch: hidden layer sizes of the policy and of the value network (separate
+            networks of the same shape).
+        activation: ``relu`` or ``tanh``.
+        ortho_init: orthogonal weight initialisation (SB3's default).
+        torch_threads: threads torch may use (the env uses one core; 1 is best on 2).
+        device: torch device (``cpu``; ``auto`` picks a GPU when there is one).
+    """
+
+    n_envs: int = 256
+    n_steps: int = 16
+    batch_size: int = 512
+    n_epochs: int = 4
+    learning_rate: float = 1e-3
+    lr_schedule: Literal["constant", "linear"] = "linear"
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    normalize_advantage: bool = True
+    net_arch: tuple[int, ...] = (128, 128)
+    activation: Literal["relu", "tanh"] = "relu"
+    ortho_init: bool = True
+    torch_threads: int = 1
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        _positive(self, "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
+        _positive(self, "learning_rate", "clip_range", "max_grad_norm")
+        if self.batch_size > self.n_envs * self.n_steps:
+            raise ConfigError(
+                f"ppo.batch_size ({self.batch_size}) must be <= ppo.n_envs * ppo.n_steps "
+                f"({self.n_envs * self.n_steps})"
+            )
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"ppo.{name} must be in [0, 1], got {getattr(self, name)}")
+        if not self.net_arch or min(self.net_arch) < 1:
+            raise ConfigError(f"ppo.net_arch must list positive sizes, got {list(self.net_arch)}")
+
+    @property
+    def rollout_steps(self) -> int:
+        """Environment steps per rollout (``n_envs * n_steps``)."""
+        return self.n_envs * self.n_steps
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Periodic evaluation against fixed opponents with ``agents.evaluation``.
+
+    Attributes:
+        every_steps: environment steps between evaluations (0: only at the end).
+        opponents: who to evaluate against (names or model paths, as in ``mix``).
+        n_series: full Hollywood series per opponent (0: none).
+        n_hands: single hands per opponent (0: none).
+        max_hands_per_series: a series still running after this many hands is abandoned
+            (counted unfinished), so an agent that rarely knocks cannot stall training.
+        seed: evaluation seed: the same deals at every evaluation, so curves compare.
+        deterministic: the agent plays its most likely action when evaluated.
+        best_metric: the metric, averaged over ``opponents``, that picks
+            ``best_model.zip``: ``hand_win_rate``, ``series_win_rate`` or
+            ``points_per_hand``.
+    """
+
+    every_steps: int = 50_000
+    opponents: tuple[str, ...] = ("random", "simple")
+    n_series: int = 10
+    n_hands: int = 400
+    max_hands_per_series: int = 30
+    seed: int = 1_000_000
+    deterministic: bool = True
+    best_metric: Literal["hand_win_rate", "series_win_rate", "points_per_hand"] = "hand_win_rate"
+
+    def __post_init__(self) -> None:
+        _positive(self, "max_hands_per_series")
+        if not self.opponents:
+            raise ConfigError("eval.opponents must name at least one opponent")
+        for name in ("every_steps", "n_series", "n_hands", "seed"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"eval.{name} must be >= 0, got {getattr(self, name)}")
+        if self.n_series == 0 and self.n_hands == 0:
+            raise ConfigError("eval.n_series and eval.n_hands cannot both be 0")
+        if self.best_metric == "series_win_rate" and self.n_series == 0:
+            raise ConfigError("eval.best_metric is series_win_rate but eval.n_series is 0")
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """Checkpoints for ``--resume``.
+
+    Attributes:
+        every_steps: environment steps between checkpoints (0: only at the end and on
+            Ctrl-C).
+        keep: newest checkpoints kept in ``checkpoints/`` (older ones are deleted).
+    """
+
+    every_steps: int = 100_000
+    keep: int = 2
+
+    def __post_init__(self) -> None:
+        if self.every_steps < 0:
+            raise ConfigError(f"checkpoint.every_steps must be >= 0, got {self.every_steps}")
+        _positive(self, "keep")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run needs; saved as ``runs/<name>/config.yaml``.
+
+    Attributes:
+        experiment: run name prefix: ``runs/<experiment>__<seed>__<time>/``.
+        seed: seeds the games, the opponents' sampling, torch and the evaluation order.
+        total_timesteps: environment steps (the agent's decisions) to train for.
+        runs_dir: folder holding the run folders.
+        progress_bar: show a progress bar (steps, fps, latest evaluation).
+        stats_window: finished hands averaged by the ``charts/`` curves.
+        rules: the rules Options (``hgin_env.engine.RulesConfig``).
+        env: the environment options (``hgin_env.envs.EnvConfig``).
+        opponents: the training opponents.
+        ppo: MaskablePPO settings.
+        eval: periodic evaluation.
+        checkpoint: checkpointing.
+    """
+
+    experiment: str = "default"
+    seed: int = 0
+    total_timesteps: int = 400_000
+    runs_dir: str = "runs"
+    progress_bar: bool = True
+    stats_window: int = 2000
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+
+    def __post_init__(self) -> None:
+        _positive(self, "total_timesteps", "stats_window")
+        if self.seed < 0:
+            raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if not self.experiment or "/" in self.experiment or "__" in self.experiment:
+            raise ConfigError(
+                f"experiment must be a non-empty name without '/' or '__', got {self.experiment!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain dicts and lists (what ``config.yaml`` holds)."""
+        return to_plain(self)
+
+    def to_yaml(self) -> str:
+        """The config as YAML text, sections in declaration order."""
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+
+
+def _positive(obj: Any, *names: str) -> None:
+    """Raise ``ConfigError`` unless each named field is > 0."""
+    section = _SECTIONS.get(type(obj).__name__, "")
+    for name in names:
+        value = getattr(obj, name)
+        if value <= 0:
+            raise ConfigError(f"{section}{name} must be > 0, got {value}")
+
+
+_SECTIONS = {
+    "SelfPlayConfig": "opponents.selfplay.",
+    "OpponentConfig": "opponents.",
+    "PPOConfig": "ppo.",
+    "EvalConfig": "eval.",
+    "CheckpointConfig": "checkpoint.",
+    "TrainConfig": "",
+}
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """Split ``"ppo.learning_rate=1e-4"`` into the dotted key and the YAML-parsed value.
+
+    Raises:
+        ConfigError: when there is no ``=`` or no key.
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"--set expects key=value (like ppo.learning_rate=1e-4), got {text!r}")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {key}: cannot parse value {raw!r} ({exc})") from exc
+    return key, value
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """Read a YAML mapping from a file.
+
+    Raises:
+        ConfigError: when the file is missing, is not YAML or not a mapping (the message
+            does not repeat the path; ``load_config`` puts it in front).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError("no such config file")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config file must hold a mapping of fields, got {data!r}")
+    return data
+
+
+def build_config(
+    data: Mapping[str, Any] | None = None,
+    overrides: Iterable[str] = (),
+    **fields: Any,
+) -> TrainConfig:
+    """Build a ``TrainConfig`` from a mapping, ``key=value`` overrides and keyword fields.
+
+    Args:
+        data: the mapping (a YAML file's content), or None for the defaults.
+        overrides: ``"dotted.key=value"`` strings applied in order on top of ``data``.
+        **fields: top-level fields set last (``seed=3``); None values are ignored.
+
+    Raises:
+        ConfigError: naming the first field that is unknown or invalid.
+    """
+    merged: dict[str, Any] = _deep_copy(dict(data or {}))
+    for text in overrides:
+        key, value = parse_override(text)
+        set_dotted(merged, key, value)
+    for key, value in fields.items():
+        if value is not None:
+            merged[key] = value
+    return from_mapping(TrainConfig, merged)
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: Iterable[str] = (),
+    **fields: Any,
+) -> TrainConfig:
+    """Read a YAML config (default: ``configs/default.yaml``) and apply overrides.
+
+    Raises:
+        ConfigError: on a missing file, bad YAML, or an unknown or invalid field.
+    """
+    path = DEFAULT_CONFIG if path is None else Path(path)
+    try:
+        return build_config(read_yaml(path), overrides, **fields)
+    except ConfigError as exc:
+        raise ConfigError(f"{_shown(path)}: {exc}") from exc
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def save_config(config: TrainConfig, path: str | Path) -> None:
+    """Write the resolved config as YAML (loading it back gives an equal config)."""
+    Path(path).write_text(config.to_yaml())
+
+
+def replace(config: TrainConfig, **changes: Any) -> TrainConfig:
+    """``dataclasses.replace`` for the top level (re-validated)."""
+    return dataclasses.replace(config, **changes)
+
+
+def _deep_copy(data: Any) -> Any:
+    if isinstance(data, Mapping):
+        return {k: _deep_copy(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_deep_copy(v) for v in data]
+    return data

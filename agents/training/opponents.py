@@ -1,0 +1,148 @@
+"""The training opponents: the configured mix of bots and models plus the self-play pool.
+
+All of them sit in one ``MixturePolicy`` (``agents.mixture``), the single opponent the
+batched VecEnv holds. Its slots are the ``opponents.mix`` entries with a positive weight,
+then ``opponents.selfplay.pool_size`` pool slots. A game draws its opponent when its
+episode starts; the probabilities are
+
+- before the first snapshot: ``mix`` weights, normalized;
+- after: the pool as a whole gets ``selfplay.weight`` (shared among the snapshots as
+  ``selfplay.sampling`` says) and the mix the remaining ``1 - weight``.
+
+``attach`` connects the mixture to the VecEnv (see its docstring). With a single
+opponent and no self-play the env holds that opponent itself (``policy``), which spares
+the routing and keeps a keyed bot's per-game random streams.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.mixture import MixturePolicy
+from agents.model_policy import load_policy
+from agents.training.config import OpponentConfig
+from agents.training.selfplay import SnapshotPool
+
+
+class TrainingOpponents:
+    """The mixture of training opponents and the self-play pool behind it.
+
+    Attributes:
+        policy: what the VecEnv holds as its opponent: the mixture, or the only
+            opponent when there is one and no self-play.
+        mixture: the ``MixturePolicy`` over every opponent slot.
+        pool: the ``SnapshotPool`` (None without self-play).
+
+    Args:
+        config: the opponents section.
+        n_games: games in the VecEnv.
+        pool_dir: the run's ``pool/`` folder.
+        seed: seeds the bots, the snapshots and the assignment stream.
+    """
+
+    def __init__(self, config: OpponentConfig, n_games: int, pool_dir: Path, seed: int) -> None:
+        self.config = config
+        self.bot_names = [name for name, w in config.mix.items() if w > 0]
+        self.bot_weights = np.array([config.mix[name] for name in self.bot_names], dtype=float)
+        bots = [load_policy(name, seed + i) for i, name in enumerate(self.bot_names)]
+        selfplay = config.selfplay
+        self.pool = SnapshotPool(selfplay, pool_dir, seed) if selfplay.enabled else None
+        n_pool = selfplay.pool_size if self.pool is not None else 0
+        names = self.bot_names + [f"pool{k}" for k in range(n_pool)]
+        weights = self._weights()
+        if weights.sum() == 0:  # pure self-play: the pool is empty until the first snapshot
+            weights = np.ones_like(weights)
+        self.mixture = MixturePolicy(bots + [None] * n_pool, names, weights, n_games, seed=seed)
+        self.single = self.pool is None and self.n_bots == 1
+        self.policy = bots[0] if self.single else self.mixture
+
+    @property
+    def n_bots(self) -> int:
+        """Number of mix slots (they come first in the mixture)."""
+        return len(self.bot_names)
+
+    def _weights(self) -> np.ndarray:
+        """Sampling weight of every mixture slot (see the module docstring)."""
+        bots = self.bot_weights / self.bot_weights.sum() if self.n_bots else self.bot_weights
+        if self.pool is None:
+            return bots
+        pool = self.pool.slot_weights()
+        if not len(self.pool):
+            return np.concatenate([bots, pool])
+        share = self.config.selfplay.weight if self.n_bots else 1.0
+        return np.concatenate([bots * (1.0 - share), pool * share])
+
+    def needs_initial_snapshot(self) -> bool:
+        """True when only the pool can supply opponents and it is still empty."""
+        return self.pool is not None and self.n_bots == 0 and len(self.pool) == 0
+
+    def add_snapshot(self, model: Any) -> str:
+        """Snapshot ``model`` into the pool and update the mixture; returns its name."""
+        slot, snap = self.pool.add(model)
+        self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
+        self.mixture.set_weights(self._weights())
+        if self.n_bots == 0 and len(self.pool) == 1:
+            self.mixture.resample()  # leave the empty placeholder slots at once
+        return snap.name
+
+    def restore_pool(self, run_dir: Path, files: list[str]) -> None:
+        """Rebuild the pool from a checkpoint's file list (``--resume``)."""
+        if self.pool is None:
+            return
+        self.pool.restore(run_dir, files)
+        for slot, snap in enumerate(self.pool.slots):
+            if snap is not None:
+                self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
+        if len(self.pool) or self.n_bots:
+            self.mixture.set_weights(self._weights())
+            self.mixture.resample()
+
+    def shares(self) -> dict[str, float]:
+        """Share of games currently assigned to each mix entry and to the pool as a whole."""
+        counts = self.mixture.counts().astype(float)
+        total = max(counts.sum(), 1.0)
+        out = {name: counts[i] / total for i, name in enumerate(self.bot_names)}
+        if self.pool is not None:
+            out["selfplay"] = counts[self.n_bots :].sum() / total
+        return out
+
+    def group(self, slot: int) -> str:
+        """The logging group of a mixture slot: its mix name, ``selfplay``, or ``-`` (-1)."""
+        if slot < 0:
+            return "-"
+        return self.bot_names[slot] if slot < self.n_bots else "selfplay"
+
+    def opponent_group(self, game: int, ended: bool) -> str:
+        """The logging group of the opponent in ``game``'s current episode.
+
+        Args:
+            game: the game index.
+            ended: the episode just ended (the env has already begun the next one).
+        """
+        if self.single:
+            return self.bot_names[0]
+        episode = int(self.mixture.episodes()[game]) - int(ended)
+        return self.group(int(self.mixture.opponent_of([game], [episode])[0]))
+
+
+def attach(vec_env: Any, mixture: MixturePolicy) -> None:
+    """Let each game of ``vec_env`` face its own opponent from ``mixture``.
+
+    ``vec_env`` is a ``HollywoodGinVecEnv`` built with ``mixture`` as its opponent. The
+    env passes each batched ``act`` call the game indices it covers (``rows``), and the
+    mixture follows the core's public per-game episode counter (``core.episodes``) to
+    redraw a game's opponent once per episode.
+
+    Raises:
+        RuntimeError: when the VecEnv does not have the expected core.
+    """
+    core = getattr(vec_env, "core", None)
+    if core is None or core.opponent is not mixture or not hasattr(core, "episodes"):
+        raise RuntimeError(
+            "the training env must be a HollywoodGinVecEnv whose opponent is the mixture "
+            "(with a per-game core.episodes counter); hgin_env.envs changed?"
+        )
+    mixture.follow_episodes(lambda: core.episodes)

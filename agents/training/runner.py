@@ -1,0 +1,327 @@
+"""Train a MaskablePPO agent on the batched Hollywood Gin VecEnv, top to bottom.
+
+``train(config)`` does, in order:
+
+1. make the run folder ``runs/<experiment>__<seed>__<YYYYmmdd-HHMMSS>/`` (or, with
+   ``resume``, reopen a run folder and its newest checkpoint);
+2. build the opponents (bots, models, self-play pool: one ``MixturePolicy``, or the
+   only opponent itself) and the batched ``HollywoodGinVecEnv`` around them;
+3. build the ``MaskablePPO`` model from ``config.ppo`` (or load the checkpoint:
+   network, optimizer and step counter) and save the resolved ``config.yaml``;
+4. build the callbacks (hand statistics, self-play snapshots, evaluation,
+   checkpoints, progress bar) and log the hyperparameters;
+5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops;
+6. a final evaluation and checkpoint, then ``final_model.zip``.
+
+Run folder::
+
+    runs/<name>/
+      config.yaml          the resolved config (every field)
+      tb/                  TensorBoard event files
+      checkpoints/         ckpt_<steps>.zip + ckpt_<steps>.json (atomic, newest kept)
+      pool/                self-play snapshots (snapshot_<steps>.zip)
+      best_model.zip       the best model by eval.best_metric
+      eval.json            the latest evaluation in full, the best, and the history
+      final_model.zip      the model at the end of training
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import CallbackList
+from stable_baselines3.common.logger import HParam, configure
+from stable_baselines3.common.vec_env import VecMonitor
+
+from agents.training.callbacks import (
+    CheckpointCallback,
+    EvalCallback,
+    HandStatsCallback,
+    ProgressCallback,
+    SelfPlayCallback,
+)
+from agents.training.checkpoint import (
+    CheckpointError,
+    TrainState,
+    latest_checkpoint,
+    load_model,
+    read_state,
+    save_model,
+)
+from agents.training.config import ConfigError, TrainConfig, load_config, save_config
+from agents.training.opponents import TrainingOpponents, attach
+from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+#: fields a resumed run may not change (the network's shape lives in the checkpoint)
+FROZEN_ON_RESUME = ("net_arch", "activation", "ortho_init")
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` returns.
+
+    Attributes:
+        run_dir: the run folder.
+        steps: the model's step counter at the end.
+        interrupted: training stopped on Ctrl-C (a checkpoint was written).
+        fps: environment steps per second of this session (evaluations included).
+        seconds: wall time of this session.
+        final_eval: the last evaluation entry (None if none ran).
+    """
+
+    run_dir: Path
+    steps: int
+    interrupted: bool
+    fps: float
+    seconds: float
+    final_eval: dict[str, Any] | None
+
+
+def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
+    """A new run folder: ``<runs_dir>/<run_name>`` or ``<experiment>__<seed>__<time>``.
+
+    Raises:
+        ConfigError: when the folder already exists (use ``--resume`` to continue it).
+    """
+    name = run_name or f"{config.experiment}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = Path(config.runs_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(
+            f"run folder {run_dir} already exists; pick another --run-name, "
+            f"or continue it with --resume {run_dir}"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
+    """The config saved in a run folder, with ``--set`` overrides for the resumed part.
+
+    Raises:
+        CheckpointError: when the folder has no ``config.yaml``.
+        ConfigError: for an invalid override, or one that changes the network's shape.
+    """
+    path = run_dir / "config.yaml"
+    if not path.is_file():
+        raise CheckpointError(f"{run_dir} is not a run folder (no config.yaml)")
+    saved = load_config(path)
+    config = load_config(path, overrides)
+    for name in FROZEN_ON_RESUME:
+        if getattr(saved.ppo, name) != getattr(config.ppo, name):
+            raise ConfigError(f"ppo.{name} cannot change when resuming (the network is saved)")
+    return config
+
+
+def game_seed(seed: int, steps: int) -> int:
+    """Seed of the VecEnv's games for a session that starts at ``steps``.
+
+    Game i uses ``game_seed + i``; derived through a hash so that runs with nearby seeds,
+    and a resumed session, do not replay the same deals.
+    """
+    state = np.random.SeedSequence([seed, steps]).generate_state(1, np.uint64)[0]
+    return int(state >> np.uint64(2))
+
+
+def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
+    """The batched VecEnv (one engine, ``ppo.n_envs`` games) against the opponent mixture.
+
+    Wrapped in ``VecMonitor`` so SB3 logs ``rollout/ep_rew_mean`` and ``ep_len_mean``.
+    """
+    env = HollywoodGinVecEnv(
+        n_envs=config.ppo.n_envs,
+        opponent=opponents.policy,
+        config=config.env,
+        rules=config.rules,
+        seed=0,
+    )
+    if opponents.policy is opponents.mixture:
+        attach(env, opponents.mixture)
+    return VecMonitor(env)
+
+
+def ppo_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments from ``config.ppo`` (those a checkpoint may update)."""
+    p = config.ppo
+    learning_rate: Any = p.learning_rate
+    if p.lr_schedule == "linear":
+        learning_rate = LinearSchedule(p.learning_rate)
+    return {
+        "learning_rate": learning_rate,
+        "n_steps": p.n_steps,
+        "batch_size": p.batch_size,
+        "n_epochs": p.n_epochs,
+        "gamma": p.gamma,
+        "gae_lambda": p.gae_lambda,
+        "clip_range": p.clip_range,
+        "ent_coef": p.ent_coef,
+        "vf_coef": p.vf_coef,
+        "max_grad_norm": p.max_grad_norm,
+        "target_kl": p.target_kl,
+        "normalize_advantage": p.normalize_advantage,
+    }
+
+
+class LinearSchedule:
+    """Learning rate decaying linearly from ``start`` to 0 (``progress`` goes 1 -> 0)."""
+
+    def __init__(self, start: float) -> None:
+        self.start = start
+
+    def __call__(self, progress_remaining: float) -> float:
+        """The rate at ``progress_remaining`` (1 at the start of training, 0 at the end)."""
+        return self.start * progress_remaining
+
+
+def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
+    """A fresh MaskablePPO with separate policy and value MLPs of ``ppo.net_arch``."""
+    p = config.ppo
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        **ppo_kwargs(config),
+        policy_kwargs={
+            "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+            "activation_fn": activation,
+            "ortho_init": p.ortho_init,
+        },
+        seed=config.seed,
+        device=p.device,
+        verbose=0,
+    )
+
+
+def hparams(config: TrainConfig) -> HParam:
+    """The hyperparameters for TensorBoard's HPARAMS tab (flat scalars of the config)."""
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}{k}.", v)
+        elif isinstance(value, list):
+            flat[prefix[:-1]] = str(value)
+        else:
+            flat[prefix[:-1]] = value if isinstance(value, bool | int | float | str) else str(value)
+
+    walk("", config.to_dict())
+    metric = config.eval.best_metric
+    return HParam(flat, {f"eval/{metric}": 0.0, "charts/hand_win_rate": 0.0})
+
+
+def train(
+    config: TrainConfig | None = None,
+    run_name: str | None = None,
+    resume: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+) -> TrainResult:
+    """Train (or resume) a run; see the module docstring for the steps and the run folder.
+
+    Args:
+        config: the resolved config (ignored with ``resume``; default: ``default.yaml``).
+        run_name: the run folder's name instead of ``<experiment>__<seed>__<time>``.
+        resume: a run folder to continue from its newest checkpoint.
+        overrides: with ``resume``: ``key=value`` changes to the saved config.
+
+    Returns:
+        The ``TrainResult``.
+
+    Raises:
+        ConfigError: an invalid config or an existing run folder.
+        CheckpointError: ``resume`` without a usable checkpoint (the message names it).
+    """
+    # 1. the run folder and its config
+    if resume is not None:
+        run_dir = Path(resume)
+        config = load_run_config(run_dir, overrides)
+        checkpoint = latest_checkpoint(run_dir / "checkpoints")
+        state = read_state(checkpoint)
+    else:
+        config = config or load_config()
+        run_dir = make_run_dir(config, run_name)
+        checkpoint, state = None, TrainState()
+    torch.set_num_threads(config.ppo.torch_threads)
+
+    # 2. opponents and the batched environment
+    opponents = TrainingOpponents(
+        config.opponents, config.ppo.n_envs, run_dir / "pool", config.seed
+    )
+    opponents.restore_pool(run_dir, state.pool)
+    env = make_env(config, opponents)
+
+    # 3. the model: new, or the checkpoint (optimizer and step counter included)
+    if checkpoint is None:
+        model = make_model(config, env)
+    else:
+        model = load_model(checkpoint, env, custom_objects=ppo_kwargs(config))
+        model.set_random_seed((config.seed * 1_000_003 + model.num_timesteps) % 2**32)
+        print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
+    save_config(config, run_dir / "config.yaml")
+    env.seed(game_seed(config.seed, model.num_timesteps))
+    model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
+        opponents.add_snapshot(model)
+        state.last_snapshot_steps = model.num_timesteps
+
+    # 4. callbacks and the hyperparameters
+    progress = ProgressCallback(config.total_timesteps, enabled=config.progress_bar)
+    evaluation = EvalCallback(config, run_dir, state, on_result=progress.set_eval)
+
+    def refresh_state() -> None:
+        state.pool = opponents.pool.files(run_dir) if opponents.pool is not None else []
+
+    checkpoints = CheckpointCallback(
+        run_dir / "checkpoints",
+        config.checkpoint.every_steps,
+        config.checkpoint.keep,
+        state,
+        refresh_state,
+    )
+    callbacks = [HandStatsCallback(opponents, config.stats_window)]
+    if opponents.pool is not None:
+        callbacks.append(
+            SelfPlayCallback(opponents, config.opponents.selfplay.snapshot_every, state)
+        )
+    callbacks += [evaluation, checkpoints, progress]
+    model.logger.record("hparams", hparams(config))
+    model.logger.record("config", f"```yaml\n{config.to_yaml()}```")
+    model.logger.dump(model.num_timesteps)
+
+    # 5. learn, then 6. the final evaluation, checkpoint and model; Ctrl-C writes a checkpoint
+    start, steps0 = time.perf_counter(), model.num_timesteps
+    remaining = config.total_timesteps - model.num_timesteps
+    interrupted, final_eval, seconds = False, None, 0.0
+    try:
+        if remaining > 0:
+            model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=False)
+        seconds = time.perf_counter() - start
+        progress.close()
+        evaluation.init_callback(model)
+        if state.last_eval_steps != model.num_timesteps or not evaluation.history:
+            final_eval = evaluation.run_evaluation()
+        else:
+            final_eval = evaluation.history[-1]
+        checkpoints.init_callback(model)
+        if state.last_checkpoint_steps != model.num_timesteps:
+            checkpoints.save()
+        save_model(model, run_dir / "final_model.zip")
+    except KeyboardInterrupt:
+        interrupted = True
+        seconds = seconds or time.perf_counter() - start
+        progress.close()
+        checkpoints.init_callback(model)
+        path = checkpoints.save()
+        print(
+            f"\ninterrupted at step {model.num_timesteps:,}: checkpoint {path} written.\n"
+            f"continue with: python train.py --resume {run_dir}"
+        )
+    fps = (model.num_timesteps - steps0) / seconds if seconds > 0 else 0.0
+    model.logger.close()
+    env.close()
+    return TrainResult(run_dir, int(model.num_timesteps), interrupted, fps, seconds, final_eval)

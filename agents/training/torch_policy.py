@@ -1,0 +1,95 @@
+"""A MaskablePPO network as a batched policy: ``act(observations, action_masks)``.
+
+``TorchPolicy`` runs only the actor half of a ``MaskableActorCriticPolicy`` (features,
+policy MLP, action logits), masks illegal actions and picks the most likely action or
+samples one (Gumbel-max with its own seeded numpy stream). It is how the trainer
+evaluates the live model and how frozen self-play snapshots play. ``frozen_copy`` takes
+a snapshot of a model's network in memory; ``load_snapshot`` reads one from a ``.zip``.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.envs.observation import OBS_DIM
+
+
+class TorchPolicy:
+    """Play with a (Maskable) actor-critic policy network.
+
+    Args:
+        network: a ``MaskableActorCriticPolicy`` (its ``mlp_extractor`` and ``action_net``
+            are used).
+        deterministic: play the most likely legal action; else sample.
+        seed: seed of the sampling stream.
+        name: display name.
+    """
+
+    def __init__(
+        self,
+        network: Any,
+        deterministic: bool = True,
+        seed: int | None = None,
+        name: str = "model",
+    ) -> None:
+        self.network = network
+        self.deterministic = deterministic
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the sampling stream."""
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """float32[N, 107] unmasked action logits."""
+        net = self.network
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM))
+        with torch.inference_mode():
+            features = net.pi_features_extractor(obs)
+            latent = net.mlp_extractor.forward_actor(features)
+            return net.action_net(latent).numpy()
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Return int64[N] legal actions (-1 for a row without any)."""
+        masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
+        if masks.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        logits = self.logits(observations).astype(np.float64)
+        if not self.deterministic:
+            logits -= np.log(-np.log(self.rng.random(logits.shape)))
+        logits[~masks] = -np.inf
+        return np.where(masks.any(axis=1), logits.argmax(axis=1), -1).astype(np.int64)
+
+
+def frozen_copy(network: Any) -> Any:
+    """A detached copy of a policy network, in eval mode, without gradients or optimizer."""
+    optimizer = getattr(network, "optimizer", None)
+    if optimizer is not None:
+        network.optimizer = None  # do not deep-copy the Adam state
+    try:
+        clone = copy.deepcopy(network)
+    finally:
+        if optimizer is not None:
+            network.optimizer = optimizer
+    clone.set_training_mode(False)
+    for p in clone.parameters():
+        p.requires_grad_(False)
+    return clone
+
+
+def load_snapshot(path: str | Path) -> Any:
+    """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
+
+    Raises:
+        agents.model_policy.PolicyLoadError: a missing, corrupt or mismatched file.
+    """
+    from agents.model_policy import load_model
+
+    return frozen_copy(load_model(path).policy)
