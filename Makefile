@@ -16,8 +16,17 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The main job: a short default training run (TensorBoard logs, checkpoints and
+# final_model.zip under runs/quickstart__<time>/), then the model against two bots
+# over full Hollywood series.
 run: setup
-	$(PY) main.py
+	@run=quickstart__$$(date +%Y%m%d-%H%M%S); set -e; \
+	$(PY) train.py --run-name $$run; \
+	$(PY) evaluate.py runs/$$run/final_model.zip random --series 200 --seed 1 \
+		--json runs/$$run/eval_vs_random.json --no-progress; \
+	$(PY) evaluate.py runs/$$run/final_model.zip simple --series 200 --seed 1 \
+		--json runs/$$run/eval_vs_simple.json --no-progress; \
+	echo "run folder: runs/$$run   (TensorBoard: $(VENV)/bin/tensorboard --logdir runs)"
 
 test: setup
 	$(VENV)/bin/ruff check .

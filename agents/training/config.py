@@ -18,7 +18,7 @@ section        dataclass               what it holds
 ``checkpoint`` ``CheckpointConfig``    checkpoint interval and how many to keep
 =============  ======================  ==================================================
 
-Every field is documented in ``docs/training.md``.
+Every field is documented in the README (section Training).
 """
 
 from __future__ import annotations
