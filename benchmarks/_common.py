@@ -33,6 +33,31 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> str:
     return text
 
 
+def rlcard_steps(seconds: float) -> float | None:
+    """RLCard gin-rummy: ``env.step`` calls (player actions) per second, random legal play.
+
+    Returns None when RLCard is not installed.
+    """
+    try:
+        import numpy as np
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("gin-rummy", config={"seed": 0})
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        state, _ = env.reset()
+        done = 0
+        while not env.is_over():
+            legal = list(state["legal_actions"].keys())
+            state, _ = env.step(legal[rng.integers(len(legal))])
+            done += 1
+        return done
+
+    return rate(work, seconds)
+
+
 def fmt_rate(x: float) -> str:
     """Format a rate with thousands separators."""
     return f"{x:,.0f}"

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _common import fmt_rate, print_table, rate  # noqa: E402
+from _common import fmt_rate, print_table, rate, rlcard_steps  # noqa: E402
 
 from hgin_env.engine import GinEngine, card_text, min_deadwood  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions as random_legal  # noqa: E402
@@ -86,27 +86,6 @@ def openspiel_play(seconds: float) -> float | None:
     return rate(work, seconds)
 
 
-def rlcard_play(seconds: float) -> float | None:
-    """RLCard gin-rummy random play: env steps per second."""
-    try:
-        import rlcard
-    except ImportError:
-        return None
-    env = rlcard.make("gin-rummy", config={"seed": 0})
-    rng = np.random.default_rng(0)
-
-    def work() -> int:
-        state, _ = env.reset()
-        done = 0
-        while not env.is_over():
-            legal = list(state["legal_actions"].keys())
-            state, _ = env.step(legal[rng.integers(len(legal))])
-            done += 1
-        return done
-
-    return rate(work, seconds)
-
-
 def openspiel_min_deadwood(batch: np.ndarray, seconds: float) -> float | None:
     """OpenSpiel GinRummyUtils.min_deadwood hands per second (C++ through pybind)."""
     try:
@@ -136,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
 
     os_rate = openspiel_play(args.seconds)
-    rl_rate = rlcard_play(args.seconds)
+    rl_rate = rlcard_steps(args.seconds)
     rows = []
     for name, r in (
         ("OpenSpiel gin_rummy (1 game)", os_rate),

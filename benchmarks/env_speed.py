@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _common import fmt_rate, print_table, rate  # noqa: E402
+from _common import fmt_rate, print_table, rate, rlcard_steps  # noqa: E402
 
 from hgin_env.envs.gym_env import HollywoodGinEnv  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402
@@ -64,27 +64,6 @@ def ours_single(seconds: float) -> float:
             if terminated or truncated:
                 _, state["info"] = env.reset()
         return 100
-
-    return rate(work, seconds)
-
-
-def rlcard_steps(seconds: float) -> float | None:
-    """RLCard gin-rummy: ``env.step`` calls per second with random legal actions."""
-    try:
-        import rlcard
-    except ImportError:
-        return None
-    env = rlcard.make("gin-rummy", config={"seed": 0})
-    rng = np.random.default_rng(0)
-
-    def work() -> int:
-        state, _ = env.reset()
-        done = 0
-        while not env.is_over():
-            legal = list(state["legal_actions"].keys())
-            state, _ = env.step(legal[rng.integers(len(legal))])
-            done += 1
-        return done
 
     return rate(work, seconds)
 
