@@ -35,6 +35,24 @@ class PolicyLoadError(ValueError):
     """A policy name or model path that cannot be turned into a policy."""
 
 
+def read_zip_entries(path: Path) -> tuple[set[str], str | None]:
+    """The entry names of a zip file and, if it is damaged, what is wrong with it.
+
+    Returns:
+        ``(names, problem)``: ``problem`` is None for an intact zip, else a short text
+        (unreadable archive, or the first entry failing its CRC check).
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        return set(), f"not a readable zip: {exc}"
+    if bad is not None:
+        return names, f"entry {bad} fails its CRC check"
+    return names, None
+
+
 def load_model(path: str | Path) -> Any:
     """Load a MaskablePPO model on the CPU and check its spaces against the environment's.
 
@@ -58,14 +76,9 @@ def load_model(path: str | Path) -> Any:
         raise PolicyLoadError(
             f"cannot load model {path}: not a zip file (MaskablePPO .zip expected)"
         )
-    try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise PolicyLoadError(f"cannot load model {path}: corrupt zip ({exc})") from exc
-    if bad is not None:
-        raise PolicyLoadError(f"cannot load model {path}: corrupt zip (bad entry {bad})")
+    names, problem = read_zip_entries(path)
+    if problem is not None:
+        raise PolicyLoadError(f"cannot load model {path}: corrupt zip ({problem})")
     if "data" not in names:
         raise PolicyLoadError(
             f"cannot load model {path}: not a Stable-Baselines3 model (no 'data' entry in the zip)"

@@ -14,11 +14,12 @@ import json
 import os
 import re
 import tempfile
-import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from agents.model_policy import read_zip_entries
 
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
 
@@ -143,14 +144,9 @@ def check_model_zip(path: Path) -> None:
     """Raise ``CheckpointError`` unless ``path`` is an intact SB3 model zip."""
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise CheckpointError(f"checkpoint {path} is corrupt: not a readable zip ({exc})") from exc
-    if bad is not None:
-        raise CheckpointError(f"checkpoint {path} is corrupt: entry {bad} fails its CRC check")
+    names, problem = read_zip_entries(path)
+    if problem is not None:
+        raise CheckpointError(f"checkpoint {path} is corrupt: {problem}")
     missing = {"data", "policy.pth"} - names
     if missing:
         raise CheckpointError(
