@@ -123,8 +123,13 @@ class PPOConfig:
         max_grad_norm: gradient clipping norm.
         target_kl: stop an update's epochs early past this KL (``null``: never).
         normalize_advantage: normalize advantages per minibatch.
-        net_arch: hidden layer sizes of the policy and of the value network (separate
-            networks of the same shape).
+        policy: the network: ``mlp`` (SB3's ``MlpPolicy``: separate policy and value
+            MLPs) or ``cards`` (``agents.training.card_net``: a card-grid trunk with
+            per-card discard/knock logits).
+        net_arch: hidden layer sizes of the policy and of the value network (``mlp``), or
+            of the pickup and value heads (``cards``).
+        card_channels: features per card of the ``cards`` network.
+        card_blocks: residual blocks of the ``cards`` network.
         activation: ``relu`` or ``tanh``.
         ortho_init: orthogonal weight initialisation (SB3's default).
         torch_threads: threads torch may use (the env uses one core; 1 is best on 2).
@@ -145,7 +150,10 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     normalize_advantage: bool = True
+    policy: Literal["mlp", "cards"] = "mlp"
     net_arch: tuple[int, ...] = (128, 128)
+    card_channels: int = 32
+    card_blocks: int = 3
     activation: Literal["relu", "tanh"] = "relu"
     ortho_init: bool = True
     torch_threads: int = 1
@@ -153,6 +161,7 @@ class PPOConfig:
 
     def __post_init__(self) -> None:
         _positive(self, "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
+        _positive(self, "card_channels", "card_blocks")
         _positive(self, "learning_rate", "clip_range", "max_grad_norm")
         if self.batch_size > self.n_envs * self.n_steps:
             raise ConfigError(

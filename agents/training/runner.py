@@ -46,6 +46,7 @@ from agents.training.callbacks import (
     ProgressCallback,
     SelfPlayCallback,
 )
+from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import (
     CheckpointError,
     TrainState,
@@ -59,7 +60,14 @@ from agents.training.opponents import TrainingOpponents, attach
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
-FROZEN_ON_RESUME = ("net_arch", "activation", "ortho_init")
+FROZEN_ON_RESUME = (
+    "policy",
+    "net_arch",
+    "card_channels",
+    "card_blocks",
+    "activation",
+    "ortho_init",
+)
 
 
 @dataclass
@@ -179,18 +187,29 @@ class LinearSchedule:
 
 
 def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
-    """A fresh MaskablePPO with separate policy and value MLPs of ``ppo.net_arch``."""
+    """A fresh MaskablePPO for ``ppo.policy``.
+
+    ``mlp``: separate policy and value MLPs of ``ppo.net_arch``; ``cards``: the card
+    network of ``agents.training.card_net``.
+    """
     p = config.ppo
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+        "activation_fn": activation,
+        "ortho_init": p.ortho_init,
+    }
+    if p.policy == "cards":
+        policy = CardNetPolicy
+        policy_kwargs.update(
+            net_arch=list(p.net_arch), channels=p.card_channels, blocks=p.card_blocks
+        )
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         env,
         **ppo_kwargs(config),
-        policy_kwargs={
-            "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
-            "activation_fn": activation,
-            "ortho_init": p.ortho_init,
-        },
+        policy_kwargs=policy_kwargs,
         seed=config.seed,
         device=p.device,
         verbose=0,

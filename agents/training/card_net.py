@@ -1,0 +1,278 @@
+"""A card-structured actor-critic network for MaskablePPO (``ppo.policy: cards``).
+
+The plain ``MlpPolicy`` has to learn, separately for each of the 52 cards, that discard
+logit ``c`` depends on the deadwood left by discarding card ``c`` and on the cards next
+to ``c``. This network builds that structure in:
+
+- **Card planes.** The observation's card blocks become planes on a 4 x 13 (suit x
+  rank) grid: the hand, the top discard, the rest of the pile, the opponent's known
+  pickups and discards, this seat's discards, the unseen cards (neither in hand, nor in
+  the pile, nor known to be held by the opponent), the deadwood left by discarding each
+  held card and its excess over the best discard, whether a card would meld with the
+  hand and with the opponent's known pickups, and each card's point value and rank.
+  Everything is computed from the observation alone, so the network sees nothing the
+  environment hides.
+- **Trunk.** A stem, then residual blocks. Each block mixes a card with its rank
+  neighbours in the suit (a ``1 x 5`` convolution: runs), with the same rank in the
+  other suits (the suit mean: sets) and with the whole hand (the grid mean), and adds
+  the scalar context (deadwood, phase, stock, dealer, turn, the Hollywood score sheet).
+- **Heads.** Discard and knock logits come per card from the card's own features (a
+  ``1 x 1`` convolution shared by all 52 cards); draw / take / pass and the value come
+  from the pooled grid, the top discard's features and the scalar context.
+
+It plugs into SB3 as a ``MaskableActorCriticPolicy``: the trunk is the features
+extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor output *is* the 107
+logits (``action_net`` is the identity), so ``TorchPolicy`` and ``MaskablePPO.load`` use
+it like any other policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
+from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
+from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT
+
+#: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood)
+CONTEXT = slice(OBS_LAYOUT["deadwood"].start, OBS_DIM)
+N_CONTEXT = OBS_DIM - OBS_LAYOUT["deadwood"].start
+#: card planes fed to the trunk (see ``card_planes``)
+N_PLANES = 14
+
+
+def _grid(block: torch.Tensor) -> torch.Tensor:
+    """``[B, 52]`` card data as ``[B, 4, 13]`` (suit, rank)."""
+    return block.reshape(-1, N_SUITS, N_RANKS)
+
+
+def _shift(grid: torch.Tensor, k: int) -> torch.Tensor:
+    """``out[..., r] = grid[..., r - k]`` along ranks, zero-filled (no wrap-around)."""
+    out = torch.zeros_like(grid)
+    if k > 0:
+        out[..., k:] = grid[..., :-k]
+    else:
+        out[..., :k] = grid[..., -k:]
+    return out
+
+
+def meld_with(held: torch.Tensor) -> torch.Tensor:
+    """``[B, 4, 13]``: 1 where a card would form a meld with two ``held`` cards (itself aside).
+
+    The torch twin of ``agents.bots.features.meld_with``: two other cards of its rank
+    (a set), or two suit neighbours at ranks ``(r-2, r-1)``, ``(r-1, r+1)`` or
+    ``(r+1, r+2)`` (a run).
+    """
+    same_rank = held.sum(dim=1, keepdim=True) - held
+    makes_set = same_rank >= 2
+    b1, b2, a1, a2 = (_shift(held, k) > 0.5 for k in (1, 2, -1, -2))
+    makes_run = (b1 & b2) | (b1 & a1) | (a1 & a2)
+    return (makes_set | makes_run).to(held.dtype)
+
+
+def card_planes(obs: torch.Tensor) -> torch.Tensor:
+    """The ``[B, N_PLANES, 4, 13]`` card planes of a batch of observations."""
+    L = OBS_LAYOUT
+    hand = _grid(obs[:, L["hand"]])
+    top = _grid(obs[:, L["top_discard"]])
+    below = _grid(obs[:, L["pile_below"]])
+    opp_known = _grid(obs[:, L["opponent_known"]])
+    opp_discards = _grid(obs[:, L["opponent_discards"]])
+    own_discards = _grid(obs[:, L["own_discards"]])
+    unseen = (1.0 - hand - top - below - opp_known).clamp(0.0, 1.0)
+    # deadwood left by each discard (0 when not discarding or not held), and its excess
+    # over the best discard (the observation's deadwood scalar)
+    left = _grid(obs[:, L["discard_deadwood"]]) * hand
+    excess = (left - obs[:, L["deadwood"].start, None, None]).clamp(min=0.0) * hand
+    consts = obs.new_tensor(
+        np.stack(
+            [
+                (CARD_VALUE / 10.0).reshape(N_SUITS, N_RANKS),
+                np.tile(np.arange(N_RANKS) / (N_RANKS - 1), (N_SUITS, 1)),
+            ]
+        ).astype(np.float32)
+    ).expand(obs.shape[0], -1, -1, -1)
+    planes = [
+        hand,
+        top,
+        below,
+        opp_known,
+        opp_discards,
+        own_discards,
+        unseen,
+        left,
+        excess * 10.0,
+        meld_with(hand),
+        meld_with(opp_known),
+    ]
+    return torch.cat([torch.stack(planes, dim=1), consts, meld_with(hand + top)[:, None]], dim=1)
+
+
+class CardBlock(nn.Module):
+    """One residual block: runs (1 x 5 along ranks), sets (suit mean), hand (grid mean)."""
+
+    def __init__(self, channels: int, n_context: int) -> None:
+        super().__init__()
+        self.run = nn.Conv2d(channels, channels, (1, 5), padding=(0, 2))
+        self.set = nn.Conv2d(channels, channels, 1)
+        self.hand = nn.Linear(channels, channels)
+        self.context = nn.Linear(n_context, channels)
+
+    def forward(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """``x``: ``[B, C, 4, 13]``; ``context``: ``[B, n_context]``."""
+        y = self.run(x) + self.set(x.mean(dim=2, keepdim=True))
+        y = y + (self.hand(x.mean(dim=(2, 3))) + self.context(context))[:, :, None, None]
+        return x + torch.relu(y)
+
+
+class CardTrunk(BaseFeaturesExtractor):
+    """Features extractor: observation -> per-card features, pooled features, context.
+
+    Output layout (``features_dim = 52 C + 3 C + n_context``): the ``[C, 4, 13]`` grid
+    flattened, then the grid mean, the grid max, the top discard's features, then the
+    scalar context.
+
+    Args:
+        observation_space: the env's ``Box(OBS_DIM)``.
+        channels: features per card (C).
+        blocks: residual blocks.
+    """
+
+    def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 3):
+        super().__init__(observation_space, N_CARDS * channels + 3 * channels + N_CONTEXT)
+        if observation_space.shape != (OBS_DIM,):
+            raise ValueError(
+                f"the cards policy needs the {OBS_DIM}-entry observation, "
+                f"got shape {observation_space.shape}"
+            )
+        self.channels = channels
+        self.stem = nn.Conv2d(N_PLANES, channels, (1, 5), padding=(0, 2))
+        self.stem_context = nn.Linear(N_CONTEXT, channels)
+        self.blocks = nn.ModuleList(CardBlock(channels, N_CONTEXT) for _ in range(blocks))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """``[B, OBS_DIM]`` -> ``[B, features_dim]``."""
+        context = obs[:, CONTEXT]
+        x = self.stem(card_planes(obs)) + self.stem_context(context)[:, :, None, None]
+        x = torch.relu(x)
+        for block in self.blocks:
+            x = block(x, context)
+        top = _grid(obs[:, OBS_LAYOUT["top_discard"]])[:, None]
+        pooled = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), (x * top).sum(dim=(2, 3))]
+        return torch.cat([x.flatten(1), *pooled, context], dim=1)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+class CardHeads(nn.Module):
+    """The ``mlp_extractor``: actor -> the 107 action logits, critic -> a value latent.
+
+    Args:
+        channels: C of the trunk.
+        hidden: hidden sizes of the pickup and value MLPs (``ppo.net_arch``).
+    """
+
+    def __init__(self, channels: int, hidden: list[int]) -> None:
+        super().__init__()
+        self.channels = channels
+        n_pooled = 3 * channels + N_CONTEXT
+        self.cards = nn.Conv2d(channels, 2, 1)  # discard, knock logit of each card
+        self.pickup = nn.Sequential(_mlp([n_pooled, *hidden]), nn.Linear(hidden[-1], 3))
+        self.value = _mlp([n_pooled, *hidden])
+        self.latent_dim_pi = N_ACTIONS
+        self.latent_dim_vf = hidden[-1]
+        order = torch.tensor([DRAW, TAKE, PASS]) - KNOCK - N_CARDS
+        if sorted(order.tolist()) != [0, 1, 2]:
+            raise AssertionError("action ids moved: DRAW, TAKE, PASS must follow the knocks")
+        self.register_buffer("pickup_order", torch.argsort(order), persistent=False)
+
+    def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        grid_size = N_CARDS * self.channels
+        grid = features[:, :grid_size].reshape(-1, self.channels, N_SUITS, N_RANKS)
+        return grid, features[:, grid_size:]
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B, features_dim]`` -> ``[B, 107]`` logits in action-id order."""
+        grid, pooled = self._split(features)
+        per_card = self.cards(grid).flatten(2)  # [B, 2, 52]: discard ids 0-51, knocks 52-103
+        pickup = self.pickup(pooled)[:, self.pickup_order]
+        return torch.cat([per_card[:, 0], per_card[:, 1], pickup], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B, features_dim]`` -> ``[B, latent_dim_vf]``."""
+        return self.value(self._split(features)[1])
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both latents (SB3's ``mlp_extractor`` contract)."""
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class CardNetPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` with the card trunk and heads (see the module docstring).
+
+    Keyword arguments beyond SB3's: ``channels`` and ``blocks`` of the trunk; ``net_arch``
+    is a list of hidden sizes of the pickup and value MLPs.
+    """
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Space,
+        action_space: gym.spaces.Space,
+        lr_schedule: Any,
+        net_arch: list[int] | None = None,
+        channels: int = 32,
+        blocks: int = 3,
+        **kwargs: Any,
+    ) -> None:
+        if int(getattr(action_space, "n", -1)) != N_ACTIONS:
+            raise ValueError(f"the cards policy needs Discrete({N_ACTIONS}), got {action_space}")
+        self.head_sizes = list(net_arch or [128])
+        kwargs.pop("features_extractor_class", None)
+        kwargs["features_extractor_kwargs"] = {"channels": channels, "blocks": blocks}
+        super().__init__(
+            observation_space,
+            action_space,
+            lr_schedule,
+            net_arch=[],
+            features_extractor_class=CardTrunk,
+            **kwargs,
+        )
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = CardHeads(self.features_extractor.channels, self.head_sizes)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        # the actor latent already is the logits: drop the extra linear layer, start the
+        # logit layers near zero (a near-uniform first policy), and rebuild the optimizer
+        self.action_net = nn.Identity()
+        heads = self.mlp_extractor
+        for layer in (heads.cards, heads.pickup[-1]):
+            nn.init.orthogonal_(layer.weight, gain=0.01)
+            nn.init.zeros_(layer.bias)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(
+            net_arch=self.head_sizes,
+            channels=self.features_extractor.channels,
+            blocks=len(self.features_extractor.blocks),
+        )
+        data.pop("features_extractor_class", None)
+        data.pop("features_extractor_kwargs", None)
+        return data
