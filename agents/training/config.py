@@ -16,6 +16,7 @@ section        dataclass               what it holds
 ``ppo``        ``PPOConfig``           MaskablePPO hyperparameters and the network
 ``eval``       ``EvalConfig``          periodic evaluation and the best-model metric
 ``checkpoint`` ``CheckpointConfig``    checkpoint interval and how many to keep
+``pretrain``   ``PretrainConfig``      start weights and imitation before PPO
 =============  ======================  ==================================================
 
 Every field is documented in the README (section Training).
@@ -31,6 +32,7 @@ from typing import Any, Literal
 
 import yaml
 
+from agents.training.pretrain import PretrainConfig
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig
@@ -256,6 +258,7 @@ class TrainConfig:
         ppo: MaskablePPO settings.
         eval: periodic evaluation.
         checkpoint: checkpointing.
+        pretrain: what a fresh run does before PPO (start weights, imitation).
     """
 
     experiment: str = "default"
@@ -270,6 +273,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     def __post_init__(self) -> None:
         _positive(self, "total_timesteps", "stats_window")

@@ -7,7 +7,9 @@
 2. build the opponents (bots, models, self-play pool: one ``MixturePolicy``, or the
    only opponent itself) and the batched ``HollywoodGinVecEnv`` around them;
 3. build the ``MaskablePPO`` model from ``config.ppo`` (or load the checkpoint:
-   network, optimizer and step counter) and save the resolved ``config.yaml``;
+   network, optimizer and step counter) and save the resolved ``config.yaml``; a fresh
+   run then applies ``config.pretrain`` (start weights, imitation of a teacher:
+   ``agents.training.pretrain``) and writes a checkpoint;
 4. build the callbacks (hand statistics, self-play snapshots, evaluation,
    checkpoints, progress bar) and log the hyperparameters;
 5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops;
@@ -22,11 +24,13 @@ Run folder::
       pool/                self-play snapshots (snapshot_<steps>.zip)
       best_model.zip       the best model by eval.best_metric
       eval.json            the latest evaluation in full, the best, and the history
+      pretrain.json        what config.pretrain did (only when it did something)
       final_model.zip      the model at the end of training
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +61,7 @@ from agents.training.checkpoint import (
 )
 from agents.training.config import ConfigError, TrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents, attach
+from agents.training.pretrain import pretrain
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
@@ -284,6 +289,11 @@ def train(
     save_config(config, run_dir / "config.yaml")
     env.seed(game_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
+    pretrained = checkpoint is None and config.pretrain.active
+    if pretrained:  # start weights and imitation (a resumed run has them in its checkpoint)
+        summary = pretrain(model, env, config, model.logger)
+        (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
+        env.seed(game_seed(config.seed, model.num_timesteps) + 1)
     if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
         opponents.add_snapshot(model)
         state.last_snapshot_steps = model.num_timesteps
@@ -302,6 +312,9 @@ def train(
         state,
         refresh_state,
     )
+    if pretrained:  # so that --resume does not pretrain again
+        checkpoints.init_callback(model)
+        checkpoints.save()
     callbacks = [HandStatsCallback(opponents, config.stats_window)]
     if opponents.pool is not None:
         callbacks.append(

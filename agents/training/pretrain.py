@@ -1,0 +1,237 @@
+"""Before PPO: start from a saved network, and/or imitate a teacher (behaviour cloning).
+
+``config.pretrain`` (``PretrainConfig``) holds two independent options, applied in order
+to a fresh run's network (a resumed run skips both: its checkpoint already holds them):
+
+1. ``init_from``: copy the network weights of a saved model (a shipped model's name or
+   a ``.zip`` path). Its network must have the same shape; a mismatch names the first
+   parameter that differs. This is how a series-mode run continues a hand-mode agent.
+2. ``teacher``: play ``samples`` of the agent's decisions with the teacher (a bot name
+   or a model) against the training opponents, recording the observation, the mask,
+   the teacher's action and the discounted return of each decision; then fit the
+   policy to the teacher's actions (masked cross-entropy) and the value head to the
+   returns, for ``epochs`` passes in minibatches of ``batch_size``. The environment
+   steps spent here do not count towards ``total_timesteps``.
+
+Both log to TensorBoard under ``pretrain/`` (loss, accuracy, value loss per epoch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.training.schema import ConfigError
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """What a fresh run does before PPO (see the module docstring).
+
+    Attributes:
+        init_from: a shipped model name or a MaskablePPO ``.zip`` whose network weights
+            the run starts from (``null``: a freshly initialised network).
+        teacher: a bot name or model to imitate first (``null``: no imitation).
+        samples: the agent's decisions recorded from the teacher's play.
+        epochs: passes over the recorded decisions.
+        batch_size: minibatch size of the imitation updates.
+        learning_rate: Adam step size of the imitation updates.
+        value_coef: weight of the value loss (fit to the recorded returns).
+    """
+
+    init_from: str | None = None
+    teacher: str | None = None
+    samples: int = 200_000
+    epochs: int = 3
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("samples", "epochs", "batch_size", "learning_rate"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"pretrain.{name} must be > 0, got {getattr(self, name)}")
+        if self.value_coef < 0:
+            raise ConfigError(f"pretrain.value_coef must be >= 0, got {self.value_coef}")
+
+    @property
+    def active(self) -> bool:
+        """True when there is anything to do."""
+        return self.init_from is not None or self.teacher is not None
+
+
+def copy_weights(model: Any, source: str) -> None:
+    """Load the network weights of ``source`` (a model name or ``.zip``) into ``model``.
+
+    Raises:
+        ConfigError: when the saved network's parameters differ in name or shape.
+        agents.model_policy.PolicyLoadError: a missing or corrupt file.
+    """
+    from agents.model_policy import load_model
+
+    saved = load_model(source).policy.state_dict()
+    own = model.policy.state_dict()
+    for name, tensor in own.items():
+        if name not in saved:
+            raise ConfigError(f"pretrain.init_from {source}: its network has no {name!r}")
+        if saved[name].shape != tensor.shape:
+            raise ConfigError(
+                f"pretrain.init_from {source}: {name} has shape {tuple(saved[name].shape)}, "
+                f"this run's network {tuple(tensor.shape)}"
+            )
+    extra = sorted(set(saved) - set(own))
+    if extra:
+        raise ConfigError(f"pretrain.init_from {source}: unexpected parameter {extra[0]!r}")
+    model.policy.load_state_dict(saved)
+
+
+@dataclass
+class Demonstrations:
+    """Recorded teacher decisions: obs, masks, the teacher's actions and the discounted returns.
+
+    One row per decision, from finished hands only.
+    """
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+
+def record(
+    env: Any, teacher: Any, samples: int, gamma: float, progress: Any = None
+) -> Demonstrations:
+    """Play the teacher in the agent's seat of a VecEnv until ``samples`` decisions are kept.
+
+    Only decisions of finished episodes are kept (their returns are known), so the env
+    runs until enough episodes have ended.
+
+    Args:
+        env: an SB3 VecEnv with ``action_masks()`` (the training env).
+        teacher: a batched policy ``act(observations, action_masks)``.
+        samples: decisions to keep.
+        gamma: discount of the returns.
+        progress: an optional callable ``progress(kept)``.
+    """
+    n = env.num_envs
+    obs = env.reset()
+    steps: list[tuple[np.ndarray, ...]] = []
+    last_done = np.full(n, -1)
+    while (last_done + 1).sum() < samples:
+        masks = np.array(env.action_masks(), dtype=bool)
+        actions = np.asarray(teacher.act(obs, masks), dtype=np.int64)
+        next_obs, rewards, dones, _ = env.step(actions)
+        steps.append((np.array(obs, dtype=np.float32), masks, actions, rewards, dones))
+        last_done[dones] = len(steps) - 1
+        obs = next_obs
+        if progress is not None:
+            progress(int(min((last_done + 1).sum(), samples)))
+    # discounted returns backwards in time; a decision is kept when its episode ended
+    ret = np.zeros(n, dtype=np.float64)
+    finished = np.zeros(n, dtype=bool)
+    kept: list[tuple[np.ndarray, ...]] = []
+    for s_obs, s_masks, s_actions, s_rewards, s_dones in reversed(steps):
+        ret = s_rewards + gamma * ret * ~s_dones
+        finished |= s_dones
+        kept.append((s_obs[finished], s_masks[finished], s_actions[finished], ret[finished]))
+    kept.reverse()
+    parts = [np.concatenate([k[i] for k in kept]) for i in range(4)]
+    return Demonstrations(
+        parts[0][:samples],
+        parts[1][:samples],
+        parts[2][:samples],
+        parts[3][:samples].astype(np.float32),
+    )
+
+
+def imitate(
+    model: Any, demos: Demonstrations, config: PretrainConfig, seed: int, logger: Any = None
+) -> list[dict[str, float]]:
+    """Fit the policy to the teacher's actions and the value head to the returns.
+
+    Returns:
+        One entry per epoch: ``loss`` (cross-entropy), ``accuracy`` (the policy's most
+        likely legal action equals the teacher's) and ``value_loss``.
+    """
+    policy = model.policy
+    policy.set_training_mode(True)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate)
+    rng = np.random.default_rng(seed)
+    m = demos.actions.size
+    history = []
+    for epoch in range(config.epochs):
+        order = rng.permutation(m)
+        totals = np.zeros(3)
+        for start in range(0, m, config.batch_size):
+            idx = order[start : start + config.batch_size]
+            obs = torch.as_tensor(demos.obs[idx])
+            actions = torch.as_tensor(demos.actions[idx])
+            masks = demos.masks[idx]
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            value_loss = torch.nn.functional.mse_loss(
+                values.flatten(), torch.as_tensor(demos.returns[idx])
+            )
+            loss = -log_prob.mean() + config.value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            with torch.no_grad():
+                dist = policy.get_distribution(obs, action_masks=masks)
+                best = dist.distribution.probs.argmax(dim=1)
+            totals += [
+                -log_prob.mean().item() * idx.size,
+                (best == actions).float().sum().item(),
+                value_loss.item() * idx.size,
+            ]
+        entry = dict(zip(("loss", "accuracy", "value_loss"), (totals / m).tolist(), strict=True))
+        history.append(entry)
+        if logger is not None:
+            for key, value in entry.items():
+                logger.record(f"pretrain/{key}", value)
+            logger.dump(epoch)
+        print(
+            f"imitation epoch {epoch + 1}/{config.epochs}: loss {entry['loss']:.3f}, "
+            f"accuracy {entry['accuracy']:.3f}, value loss {entry['value_loss']:.4f}"
+        )
+    policy.set_training_mode(False)
+    return history
+
+
+def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str, Any]:
+    """Apply ``config.pretrain`` to a fresh model (see the module docstring).
+
+    Args:
+        model: the fresh MaskablePPO.
+        env: the training VecEnv.
+        config: the ``TrainConfig``.
+        logger: SB3 logger for the ``pretrain/`` curves.
+
+    Returns:
+        A summary for the run's records (empty when there was nothing to do).
+    """
+    from tqdm.auto import tqdm
+
+    from hgin_env.envs.policy import resolve_policy
+
+    p: PretrainConfig = config.pretrain
+    summary: dict[str, Any] = {}
+    if p.init_from is not None:
+        copy_weights(model, p.init_from)
+        summary["init_from"] = p.init_from
+        print(f"network initialised from {p.init_from}")
+    if p.teacher is not None:
+        teacher = resolve_policy(p.teacher, seed=config.seed + 17)
+        bar = tqdm(total=p.samples, desc=f"recording {p.teacher}", disable=not config.progress_bar)
+
+        def advance(kept: int) -> None:
+            bar.update(kept - bar.n)
+
+        demos = record(env, teacher, p.samples, config.ppo.gamma, advance)
+        bar.close()
+        history = imitate(model, demos, p, config.seed, logger)
+        summary.update(teacher=p.teacher, samples=int(demos.actions.size), epochs=history)
+    return summary
