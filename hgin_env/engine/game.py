@@ -71,6 +71,9 @@ class Outcome(IntEnum):
     TRUNCATED = 6
 
 
+_DRAWN, _TRUNCATED = int(Outcome.DRAW), int(Outcome.TRUNCATED)
+
+
 @dataclass
 class HandState:
     """State of N hands; every field has the batch as its leading axis. Seats are 0 and 1."""
@@ -233,7 +236,7 @@ class GinEngine:
     @property
     def over(self) -> np.ndarray:
         """bool[N]: hands that have ended."""
-        return self.state.phase == Phase.OVER
+        return self.state.phase == _OVER
 
     @property
     def all_over(self) -> bool:
@@ -265,7 +268,7 @@ class GinEngine:
         want = self._deadwood_stale if rows is None else np.zeros(self.n, bool)
         if rows is not None:
             want[rows] = self._deadwood_stale[rows]
-        todo = np.flatnonzero(want)
+        todo = want.nonzero()[0]
         if todo.size:
             s = self.state
             self._deadwood[todo] = NO_DEADWOOD
@@ -298,7 +301,7 @@ class GinEngine:
                 itself, recomputed in place only where a game changed: faster, but it must
                 not be modified or kept across steps.
         """
-        todo = np.flatnonzero(self._mask_stale)
+        todo = self._mask_stale.nonzero()[0]
         if todo.size:
             self._mask[todo] = self._compute_mask(todo)
             self._mask_stale[todo] = False
@@ -322,7 +325,7 @@ class GinEngine:
         mask[is_offer, PASS] = True
         mask[is_draw, DRAW] = True
         mask[is_draw & ~s.must_draw_stock[rows] & (s.pile_size[rows] > 0), TAKE] = True
-        sub = np.flatnonzero(phase == _DISCARD)
+        sub = (phase == _DISCARD).nonzero()[0]
         if sub.size:
             g = rows[sub]
             hand = s.hands[g, s.current[g]]
@@ -413,7 +416,7 @@ class GinEngine:
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions (one per game), got shape {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
+        if actions.dtype.kind not in "iu":  # signed or unsigned integers
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         s = self.state
         live = s.phase != _OVER
@@ -428,19 +431,35 @@ class GinEngine:
         is_discard = live & (a < KNOCK)
         is_knock = live & (a >= KNOCK) & (a < DRAW)
         cards = a % N_CARDS
+        # a discard from a hand whose discard deadwoods are cached leaves a known deadwood
+        known_after = ((is_discard | is_knock) & ~self._deadwood_stale).nonzero()[0]
         self._apply_discard(is_discard | is_knock, cards)
         self._end_turn(is_discard)
         self._resolve_knock(is_knock, cards)
         self._mask_stale |= live
         self._deadwood_stale |= live
-        self._hand_deadwood_stale[live, mover[live]] = True
+        changed = live & (a != PASS)  # a pass leaves both hands as they were
+        self._hand_deadwood_stale[changed, mover[changed]] = True
+        if known_after.size:
+            self._keep_hand_deadwood(known_after, mover[known_after], cards[known_after])
         return live & (s.phase == _OVER)
+
+    def _keep_hand_deadwood(self, rows: np.ndarray, seats: np.ndarray, cards: np.ndarray) -> None:
+        """Cache the hand deadwood of seats that discarded ``cards`` from a cached hand.
+
+        When a hand's ``discard_deadwood`` was cached, the deadwood of the hand left by a
+        discard is that discard's entry. A big gin keeps its discard, so it is skipped.
+        """
+        gone = ~self.state.hands[rows, seats, cards]
+        rows, seats = rows[gone], seats[gone]
+        self._hand_deadwood[rows, seats] = self._deadwood[rows, cards[gone]]
+        self._hand_deadwood_stale[rows, seats] = False
 
     def _check_legal(self, actions: np.ndarray, live: np.ndarray) -> None:
         in_range = (actions >= 0) & (actions < N_ACTIONS)
         mask = self.legal_action_mask(copy=False)
-        ok = in_range & mask[np.arange(self.n), np.clip(actions, 0, N_ACTIONS - 1)]
-        bad = np.flatnonzero(live & ~ok)
+        ok = in_range & mask[np.arange(self.n), np.where(in_range, actions, 0)]
+        bad = (live & ~ok).nonzero()[0]
         if bad.size:
             i = int(bad[0])
             legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask[i]))
@@ -463,7 +482,7 @@ class GinEngine:
     def _apply_take(self, is_take: np.ndarray) -> None:
         """Take the top of the discard pile (the upcard on the first turn)."""
         s = self.state
-        rows = np.flatnonzero(is_take)
+        rows = is_take.nonzero()[0]
         if rows.size == 0:
             return
         s.pile_size[rows] -= 1
@@ -478,7 +497,7 @@ class GinEngine:
     def _apply_draw(self, is_draw: np.ndarray) -> None:
         """Draw the top card of the stock."""
         s = self.state
-        rows = np.flatnonzero(is_draw)
+        rows = is_draw.nonzero()[0]
         if rows.size == 0:
             return
         card = s.deck[rows, s.stock_pos[rows]]
@@ -491,7 +510,7 @@ class GinEngine:
     def _apply_discard(self, is_discard: np.ndarray, cards: np.ndarray) -> None:
         """Move the chosen card from the hand to the top of the discard pile."""
         s = self.state
-        rows = np.flatnonzero(is_discard)
+        rows = is_discard.nonzero()[0]
         if rows.size == 0:
             return
         card = cards[rows]
@@ -508,11 +527,11 @@ class GinEngine:
     def _end_turn(self, is_discard: np.ndarray) -> None:
         """After a plain discard: a drawn hand, a truncated hand, or the other seat's turn."""
         s = self.state
-        stock_exhausted = is_discard & (self.stock_size <= STOCK_LEFT_AT_DRAW)
+        stock_exhausted = is_discard & (s.stock_pos >= N_CARDS - STOCK_LEFT_AT_DRAW)
         too_long = is_discard & ~stock_exhausted & (s.turns >= self.rules.max_turns_per_hand)
         goes_on = is_discard & ~stock_exhausted & ~too_long
-        s.outcome[stock_exhausted] = Outcome.DRAW
-        s.outcome[too_long] = Outcome.TRUNCATED
+        s.outcome[stock_exhausted] = _DRAWN
+        s.outcome[too_long] = _TRUNCATED
         s.phase[stock_exhausted | too_long] = _OVER
         s.current[goes_on] = 1 - s.current[goes_on]
         s.phase[goes_on] = _DRAW
@@ -520,7 +539,7 @@ class GinEngine:
     def _resolve_knock(self, is_knock: np.ndarray, cards: np.ndarray) -> None:
         """Score the knocks of this step (RULES.md "Knocking" and "Scoring one hand")."""
         s = self.state
-        rows = np.flatnonzero(is_knock)
+        rows = is_knock.nonzero()[0]
         if rows.size == 0:
             return
         seat = s.current[rows]

@@ -76,13 +76,19 @@ RUN_VALUE = MASK_VALUE[RUN_COVER]
 #: int64[8192]: value of the highest card in a suit mask (0 for the empty mask)
 MAX_CARD_VALUE = np.array([RANK_VALUE[m.bit_length() - 1] if m else 0 for m in range(_N_MASKS)])
 DISCARD_LOSS = _build_discard_loss(RUN_VALUE)
-#: int32[8192, 13]: DISCARD_LOSS where rank r is in the mask, else a loss no hand can
-#: absorb, so one subtraction both scores a discard and rules out cards not in the mask
-_LOSS_OR_ABSENT = np.where(
-    (np.arange(_N_MASKS)[:, None] >> np.arange(N_RANKS)) & 1, DISCARD_LOSS, 4 * NO_DEADWOOD
+#: int32[8192, 13]: deadwood added by discarding rank r from a suit mask's run cards
+#: (run value lost minus the card's own value), or ``NO_DEADWOOD`` where r is not in the
+#: mask: added to a scenario's deadwood, then capped at ``NO_DEADWOOD``, it scores every
+#: discard of the suit and rules out the cards not held in one step
+_DISCARD_DEAD = np.where(
+    (np.arange(_N_MASKS)[:, None] >> np.arange(N_RANKS)) & 1,
+    DISCARD_LOSS - RANK_VALUE,
+    NO_DEADWOOD,
 ).astype(np.int32)
 SET_OPTIONS, SET_OPTION_VALID = _build_set_options()
 _COMBOS: dict[int, np.ndarray] = {}
+#: deadwood minima enumerate scenarios in one group when hands x scenarios is below this
+_ONE_GROUP_BELOW = 512
 
 
 def _combos(k: int) -> np.ndarray:
@@ -112,14 +118,19 @@ class SetScenarios:
     remaining: np.ndarray
 
 
-def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
+def set_scenarios(hands: np.ndarray, one_group_below: int = 0) -> list[SetScenarios]:
     """Enumerate the set scenarios of each hand, grouped by its number of 3+ ranks.
 
     Args:
         hands: bool[N, 52].
+        one_group_below: when N times the scenario count of the hand with the most
+            3+ ranks is below this, put every hand into one group (a small batch then
+            costs one pass, not one per group); the hands with fewer such ranks get
+            extra invalid scenarios, and their valid ones keep their order.
 
     Returns:
-        One ``SetScenarios`` per distinct count k of ranks holding 3 or more cards.
+        One ``SetScenarios`` per distinct count k of ranks holding 3 or more cards (or
+        a single one, see ``one_group_below``).
     """
     hands = np.asarray(hands, dtype=bool)
     n = hands.shape[0]
@@ -128,9 +139,12 @@ def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
     candidates = rank_count >= 3
     k_of = np.count_nonzero(candidates, axis=1)
     smask = suit_masks(hands)  # int64[N, 4]
+    k_max = int(k_of.max()) if n else 0
+    one_group = 0 < n * 6**k_max < one_group_below and k_of.min() != k_max
     groups = []
-    for k in np.flatnonzero(np.bincount(k_of)):
-        rows = np.flatnonzero(k_of == k) if k_of.min() != k_of.max() else np.arange(n)
+    for k in [k_max] if one_group else np.flatnonzero(np.bincount(k_of)):
+        rows = np.flatnonzero(k_of == k) if k_of.min() != k_of.max() and not one_group else None
+        rows = np.arange(n) if rows is None else rows
         g = rows.size
         combos = _combos(int(k))  # [S, k]
         if k == 0:
@@ -139,9 +153,14 @@ def set_scenarios(hands: np.ndarray) -> list[SetScenarios]:
             valid = np.ones((g, 1), dtype=bool)
             remaining = smask[rows][:, None, :]
         else:
-            ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
+            if one_group:  # candidate ranks first, then padding ranks with no set option
+                ranks = np.argsort(~candidates, axis=1, kind="stable")[:, :k]
+            else:
+                ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
             # 4-bit mask of the suits holding each candidate rank
             suits = (by_suit[rows[:, None], :, ranks] << np.arange(N_SUITS)).sum(axis=2)
+            if one_group:
+                suits[~candidates[rows[:, None], ranks]] = 0
             option = SET_OPTIONS[suits[:, None, :], combos[None, :, :]]  # [G, S, k]
             valid = SET_OPTION_VALID[suits[:, None, :], combos[None, :, :]].all(axis=2)
             used = (option[..., None] >> np.arange(N_SUITS)) & 1  # [G, S, k, 4]
@@ -177,7 +196,7 @@ def min_deadwood(hands: np.ndarray) -> np.ndarray:
     flat, shape = _as_batch(hands)
     out = np.zeros(flat.shape[0], dtype=np.int64)
     total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in set_scenarios(flat):
+    for sc in set_scenarios(flat, one_group_below=_ONE_GROUP_BELOW):
         out[sc.rows] = total[sc.rows] - _melded_value(sc).max(axis=1)
     return out.reshape(shape)
 
@@ -194,17 +213,24 @@ def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
     """
     flat, shape = _as_batch(hands)
     n = flat.shape[0]
-    out = np.full((n, N_CARDS), NO_DEADWOOD, dtype=np.int64)
+    out = np.empty((n, N_CARDS), dtype=np.int64)
     total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in set_scenarios(flat):
-        melded = _melded_value(sc).astype(np.int32)  # [G, S], -1 if invalid
-        melded[melded < 0] = -4 * NO_DEADWOOD
-        # melded value kept when rank r of suit s leaves the scenario's run cards; very
-        # negative where that card is not among the scenario's run cards
-        kept = melded[:, :, None, None] - _LOSS_OR_ABSENT[sc.remaining]  # [G, S, 4, 13]
-        best = (kept[:, 0] if kept.shape[1] == 1 else kept.max(axis=1)).reshape(-1, N_CARDS)
-        dead = total[sc.rows, None] - CARD_VALUE[None, :] - best
-        out[sc.rows] = np.where(flat[sc.rows], dead, NO_DEADWOOD)
+    for sc in set_scenarios(flat, one_group_below=_ONE_GROUP_BELOW):
+        # deadwood of each scenario (above any real one where the scenario is invalid),
+        # plus what discarding each of its run cards adds; set cards and cards not held
+        # score at least NO_DEADWOOD (scenario 0, no sets, always holds every card)
+        base = (total[sc.rows, None] - _melded_value(sc)).astype(np.int32)  # [G, S]
+        if not sc.valid.all():
+            base[~sc.valid] = 2 * NO_DEADWOOD
+        if sc.remaining.shape[1] == 1:
+            dead = base[:, 0, None, None] + _DISCARD_DEAD[sc.remaining[:, 0]]  # [G, 4, 13]
+        else:
+            dead = (base[:, :, None, None] + _DISCARD_DEAD[sc.remaining]).min(axis=1)
+        dead = np.minimum(dead.reshape(-1, N_CARDS), NO_DEADWOOD)
+        if sc.rows.size == n:
+            out[:] = dead
+        else:
+            out[sc.rows] = dead
     return out.reshape(shape + (N_CARDS,))
 
 

@@ -52,6 +52,8 @@ from hgin_env.envs.policy import (
 #: hash salts of the core's per-game random streams (the engine uses 1..3)
 SEAT_SALT = 101
 OPPONENT_SALT = 102
+# plain ints for the hot path (IntEnum attribute access is slow)
+_OVER, _TRUNCATED = int(Phase.OVER), int(Outcome.TRUNCATED)
 
 
 @dataclass
@@ -142,6 +144,11 @@ class GinCore:
         self._opponent_keyed = accepts_keys(self.opponent)
         self._opponent_takes_rows = accepts_rows(self.opponent)
         self._opponent_observes = needs_observations(self.opponent)
+        # a keyed opponent decides each game from that game alone (see the policy module),
+        # so games restarted within a step can join the step's opponent loop (fewer
+        # batched calls); a policy with a shared random stream or per-call state (one
+        # that takes ``rows``) sees the restarts in a batch of their own, as always
+        self._restart_in_loop = self._opponent_keyed and not self._opponent_takes_rows
         self.seed(seed)
 
     # ------------------------------------------------------------------ setup
@@ -246,14 +253,13 @@ class GinCore:
         a = np.asarray(actions).reshape(-1)
         if a.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions (one per game), got shape {a.shape}")
-        whole = np.issubdtype(a.dtype, np.integer) or (
-            np.issubdtype(a.dtype, np.floating) and bool((a == np.round(a)).all())
-        )
+        whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
         if not whole:
             raise ValueError(f"actions must be integer action ids, got {actions!r}")
         a = a.astype(np.int64)
         mask = self.engine.legal_action_mask(copy=False)
-        legal = (a >= 0) & (a < N_ACTIONS) & mask[np.arange(self.n), np.clip(a, 0, N_ACTIONS - 1)]
+        in_range = (a >= 0) & (a < N_ACTIONS)
+        legal = in_range & mask[np.arange(self.n), np.where(in_range, a, 0)]
         illegal = self.awaiting & ~legal
         if illegal.any() and self.config.illegal_action == "raise":
             raise ValueError(self._illegal_message(a, illegal, mask))
@@ -261,8 +267,16 @@ class GinCore:
         result.illegal[:] = illegal
         result.terminated[:] = illegal
         moving = self.awaiting & ~illegal
+        fresh = np.zeros(self.n, bool)
+        finals: list[tuple[np.ndarray, np.ndarray]] | None = None
+        if autoreset and self._restart_in_loop:
+            finals = []
+            if illegal.any():
+                self._restart(illegal, finals)
+                fresh |= illegal
         self._advance(moving, result, np.where(moving, a, 0))
-        self.awaiting, _ = self._run(moving, np.zeros(self.n, bool), result)
+        moving, fresh = self._run(moving, fresh, result, finals)
+        self.awaiting = moving | fresh
         cfg = self.config
         reward = result.hand_score / cfg.reward_scale
         reward += result.series_result * cfg.series_win_reward
@@ -270,9 +284,12 @@ class GinCore:
         result.reward[:] = reward
         if autoreset:
             done = result.terminated | result.truncated
-            result.final_rows = np.flatnonzero(done)
+            result.final_rows = done.nonzero()[0]
             result.final_obs = np.zeros((0, OBS_DIM), np.float32)
-            if done.any():
+            if finals:  # restarted in the loop: their observations, in row order
+                rows = np.concatenate([r for r, _ in finals])
+                result.final_obs = np.concatenate([o for _, o in finals])[np.argsort(rows)]
+            elif finals is None and done.any():
                 result.final_obs = self.final_observations(done)
                 self.reset(done)
         return result
@@ -289,7 +306,11 @@ class GinCore:
 
     # ------------------------------------------------------------------ internals
     def _run(
-        self, moving: np.ndarray, fresh: np.ndarray, result: StepResult | None
+        self,
+        moving: np.ndarray,
+        fresh: np.ndarray,
+        result: StepResult | None,
+        finals: list[tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Let the opponent act until the agent is to act in every live game.
 
@@ -299,6 +320,9 @@ class GinCore:
         ``fresh``, whose episode has just begun (their hands go to ``_pending``, paid with
         the agent's next step; an episode the opponent ends before the agent's first move
         is restarted: the hand dealt again in hand mode, the series in series mode).
+
+        With ``finals`` (a list), an episode of ``moving`` that ends is restarted at once
+        and joins ``fresh``; its last observation goes to ``finals`` as ``(rows, obs)``.
 
         Returns:
             ``(moving, fresh)`` at the end: the games now waiting for the agent.
@@ -310,6 +334,9 @@ class GinCore:
                 if ended.any():
                     moving &= ~ended
                     self._mark_end(result, ended)
+                    if finals is not None:
+                        self._restart(ended, finals)
+                        fresh |= ended
             void = fresh & self._episode_over()
             if void.any():
                 self.redeals[void] += 1
@@ -319,7 +346,7 @@ class GinCore:
                 else:
                     self.engine.reset(void)
             s = self.engine.state
-            turn = (moving | fresh) & (s.phase != Phase.OVER) & (s.current != self.agent_seat)
+            turn = (moving | fresh) & (s.phase != _OVER) & (s.current != self.agent_seat)
             if not turn.any():
                 return moving, fresh
             tally = StepResult.zeros(self.n)
@@ -327,6 +354,11 @@ class GinCore:
             if result is not None:
                 result.add(tally, turn & moving)
             self._pending.add(tally, turn & fresh)
+
+    def _restart(self, ended: np.ndarray, finals: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        """Keep the last observations of the episodes ``ended`` (bool[N]), then restart them."""
+        finals.append((ended.nonzero()[0], self.final_observations(ended)))
+        self._begin(ended)
 
     def _episode_over(self) -> np.ndarray:
         """bool[N]: games whose episode is over (hand mode: the hand; series: the series)."""
@@ -337,20 +369,20 @@ class GinCore:
         if self.series is not None:
             result.terminated |= ended
             return
-        truncated = ended & (self.engine.state.outcome == Outcome.TRUNCATED)
+        truncated = ended & (self.engine.state.outcome == _TRUNCATED)
         result.truncated |= truncated
         result.terminated |= ended & ~truncated
 
     def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> None:
         """One engine step in the ``active`` games only; the opponent decides if no actions."""
         if actions is None:
-            actions = self._opponent_actions(np.flatnonzero(active))
+            actions = self._opponent_actions(active.nonzero()[0])
         if self.series is not None:
             st = self.series.step(actions, active)
             rows, series_over = st.rows, st.series_over
             winner, points, outcome = st.hands.winner, st.hands.points, st.hands.outcome
         else:
-            rows, series_over = np.flatnonzero(self.engine.step(actions, active)), None
+            rows, series_over = self.engine.step(actions, active).nonzero()[0], None
             s = self.engine.state
             winner, points, outcome = s.winner[rows], s.points[rows], s.outcome[rows]
         if rows.size:
@@ -389,7 +421,7 @@ class GinCore:
                 f"the opponent policy returned {chosen.shape} actions for {rows.size} games"
             )
         ok = (chosen >= 0) & (chosen < N_ACTIONS)
-        ok &= masks[np.arange(rows.size), np.clip(chosen, 0, N_ACTIONS - 1)]
+        ok &= masks[np.arange(rows.size), np.where(ok, chosen, 0)]
         if not ok.all():
             j = int(np.flatnonzero(~ok)[0])
             legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(masks[j]))

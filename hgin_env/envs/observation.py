@@ -87,6 +87,10 @@ OBS_LAYOUT = _build_layout()
 OBS_DIM = sum(size for _, size in _BLOCKS)
 #: phase block entries
 PHASE_OFFER, PHASE_DRAW, PHASE_FORCED_DRAW, PHASE_DISCARD = range(4)
+#: int64[4]: the phase block entry of each engine ``Phase`` (a forced draw adds 1 to
+#: ``PHASE_DRAW``; the entry for ``OVER`` is unused: a finished hand has no phase)
+_DRAW, _DISCARD, _OVER = int(Phase.DRAW), int(Phase.DISCARD), int(Phase.OVER)
+_PHASE_ENTRY = np.array([PHASE_OFFER, PHASE_DRAW, PHASE_DISCARD, 0], dtype=np.int64)
 
 
 @dataclass
@@ -131,45 +135,41 @@ def encode_observations(
     obs = np.zeros((m, OBS_DIM), dtype=np.float32)
     L = OBS_LAYOUT
     r = np.arange(m)
-    obs[:, L["hand"]] = s.hands[rows, seats]
-    top = engine.top_discard[rows]
-    has_top = top >= 0
-    obs[r[has_top], L["top_discard"].start + top[has_top]] = 1.0
-    below = s.in_pile[rows]
-    obs[:, L["pile_below"]] = below
-    obs[r[has_top], L["pile_below"].start + top[has_top]] = 0.0
-    obs[:, L["opponent_known"]] = s.known[rows, opp]
-    obs[:, L["opponent_discards"]] = s.discards[rows, opp]
-    obs[:, L["own_discards"]] = s.discards[rows, seats]
-    acting = (s.current[rows] == seats) & (s.phase[rows] != Phase.OVER)
-    discarding = acting & (s.phase[rows] == Phase.DISCARD)
+    # per-seat card blocks, gathered as rows of the [N * 2, 52] views of the state
+    mine, theirs = 2 * rows + seats, 2 * rows + opp
+    obs[:, L["hand"]] = s.hands.reshape(-1, N_CARDS)[mine]
+    obs[:, L["opponent_known"]] = s.known.reshape(-1, N_CARDS)[theirs]
+    discards = s.discards.reshape(-1, N_CARDS)
+    obs[:, L["opponent_discards"]] = discards[theirs]
+    obs[:, L["own_discards"]] = discards[mine]
+    pile_size = s.pile_size[rows]
+    has_top = (pile_size > 0).nonzero()[0]
+    top = s.pile[rows[has_top], pile_size[has_top] - 1].astype(np.int64)
+    obs[:, L["pile_below"]] = s.in_pile[rows]
+    obs[has_top, L["pile_below"].start + top] = 0.0
+    obs[has_top, L["top_discard"].start + top] = 1.0
+    phase = s.phase[rows]
+    live = phase != _OVER
+    acting = (s.current[rows] == seats) & live
+    discarding = acting & (phase == _DISCARD)
     deadwood = np.empty(m, dtype=np.int64)
-    if discarding.any():
-        dd = engine.discard_deadwood(rows[discarding])
-        obs[discarding, L["discard_deadwood"]] = np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE
+    disc = discarding.nonzero()[0]
+    if disc.size:
+        dd = engine.discard_deadwood(rows[disc])
+        obs[disc, L["discard_deadwood"]] = np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE
         # the seat's deadwood is the best over the discards it may make
-        taken = s.taken[rows[discarding]].astype(np.int64)
-        barred = (taken >= 0) & (not engine.rules.allow_rediscard)
-        best = dd.copy()
-        best[np.flatnonzero(barred), taken[barred]] = NO_DEADWOOD
-        deadwood[discarding] = best.min(axis=1)
-    waiting = ~discarding
+        taken = s.taken[rows[disc]].astype(np.int64)
+        barred = (taken >= 0).nonzero()[0] if not engine.rules.allow_rediscard else disc[:0]
+        if barred.size:
+            dd[barred, taken[barred]] = NO_DEADWOOD
+        deadwood[disc] = dd.min(axis=1)
+    waiting = (~discarding).nonzero()[0]
     deadwood[waiting] = engine.hand_deadwood(rows[waiting], seats[waiting])
     obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE
-    phase = s.phase[rows]
-    phase_idx = np.select(
-        [
-            phase == Phase.OFFER,
-            (phase == Phase.DRAW) & s.must_draw_stock[rows],
-            phase == Phase.DRAW,
-        ],
-        [PHASE_OFFER, PHASE_FORCED_DRAW, PHASE_DRAW],
-        PHASE_DISCARD,
-    )
-    live = phase != Phase.OVER
+    phase_idx = _PHASE_ENTRY[phase] + ((phase == _DRAW) & s.must_draw_stock[rows])
     obs[r[live], L["phase"].start + phase_idx[live]] = 1.0
     obs[:, L["to_act"].start] = acting
-    obs[:, L["stock"].start] = engine.stock_size[rows] / STOCK_AT_DEAL
+    obs[:, L["stock"].start] = (N_CARDS - s.stock_pos[rows].astype(np.int64)) / STOCK_AT_DEAL
     obs[:, L["dealer"].start] = s.dealer[rows] == seats
     obs[:, L["turn"].start] = s.turns[rows] / engine.rules.max_turns_per_hand
     if sheets is not None:

@@ -53,13 +53,22 @@ def random_legal_actions(action_masks: np.ndarray, rng: np.random.Generator) -> 
 
 
 def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """One uniformly random legal action per row, drawn from the row's uint64 key (-1: none)."""
+    """One uniformly random legal action per row, drawn from the row's uint64 key (-1: none).
+
+    Row i takes its ``floor(u_i * count_i)``-th legal action (in id order), where ``u_i``
+    is the top 53 bits of ``keys[i]`` as a uniform number in [0, 1).
+    """
     masks = np.asarray(action_masks, dtype=bool)
-    counts = masks.sum(axis=1)
+    n, width = masks.shape
+    counts = np.count_nonzero(masks, axis=1)
     uniform = (np.asarray(keys, dtype=np.uint64) >> np.uint64(11)) * (1.0 / (1 << 53))
     pick = (uniform * counts).astype(np.int64)
-    action = (np.cumsum(masks, axis=1) > pick[:, None]).argmax(axis=1)
-    return np.where(counts > 0, action, -1)
+    legal = np.flatnonzero(masks)  # row-major flat ids of the legal actions
+    if legal.size == 0:
+        return np.full(n, -1, dtype=np.int64)
+    first = np.cumsum(counts) - counts
+    chosen = legal[np.minimum(first + pick, legal.size - 1)] - np.arange(n) * width
+    return np.where(counts > 0, chosen, -1)
 
 
 def needs_observations(policy: object) -> bool:
