@@ -5,6 +5,10 @@ Usage::
     python evaluate.py A B --series 1000 --seed 0 [--duplicate] [--json out.json]
     python evaluate.py --league random simple expert --series 2000 --json league.json
     python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
+    python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
+
+``--against`` plays A against each listed opponent in turn and ends with one markdown
+results table (the README's shipped-agent table is this output).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -38,6 +42,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--league", nargs="+", metavar="POLICY",
         help="round robin of every pair of these policies (instead of A B)",
     )  # fmt: skip
+    parser.add_argument(
+        "--against", nargs="+", metavar="OPPONENT",
+        help="play the one policy A against each of these opponents; print a markdown table",
+    )  # fmt: skip
     parser.add_argument("--series", type=int, default=1000, help="series (deal sequences) per pair")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
     parser.add_argument(
@@ -57,7 +65,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.league and args.policies:
         parser.error("give either two policies A B or --league P1 P2 ..., not both")
-    if not args.league and len(args.policies) != 2:
+    if args.against:
+        if args.league or len(args.policies) != 1:
+            parser.error("--against takes exactly one policy A: evaluate.py A --against B C ...")
+        if args.transcript:
+            parser.error("--transcript works with a pair A B, not with --against")
+    elif not args.league and len(args.policies) != 2:
         parser.error(f"expected two policies A B (or --league), got {len(args.policies)}")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two policies")
@@ -106,6 +119,40 @@ def pair_rows(r: EvalResult) -> list[tuple[str, str, str]]:
         ("mean hands per series", f"{r.mean_hands_per_series:.2f}", ""),
         ("speed", f"{r.series_per_second:.1f} series/s ({r.seconds:.1f} s)", ""),
     ]  # fmt: skip
+
+
+RESULTS_HEADER = [
+    "opponent",
+    "series",
+    "series won [95% CI]",
+    "hand win % [95% CI]",
+    "points per hand [95% CI]",
+    "gin rate",
+    "undercut rate",
+    "undercut suffered",
+]
+
+
+def results_row(r: EvalResult) -> list[str]:
+    """One row of the results table: A's figures against B (rates per hand, per knock)."""
+    a = r.a
+    return [
+        r.name_b,
+        str(r.n_series),
+        f"{_pct(r.series_win_rate)} {_ci(r.series_win_ci)}",
+        f"{_pct(r.hand_win_rate)} {_ci(r.hand_win_ci)}",
+        f"{r.points_per_hand:+.2f} {_ci(r.points_per_hand_ci, pct=False)}",
+        _pct(a.gin_rate),
+        _pct(a.undercut_given_rate),
+        _pct(a.undercut_suffered_rate),
+    ]
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def league_tables(res: LeagueResult) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -159,7 +206,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     progress = not args.no_progress
     try:
-        if args.league:
+        if args.against:
+            (agent,) = args.policies
+            results = []
+            for opponent in args.against:
+                res = evaluate(
+                    agent, opponent, args.series, args.seed, duplicate=args.duplicate,
+                    progress=progress,
+                )  # fmt: skip
+                title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
+                print_table(title, ["", "A", "B"], pair_rows(res))
+                results.append(res)
+            print(f"\n{results[0].name_a}, seed {args.seed}:\n")
+            print(markdown_table(RESULTS_HEADER, [results_row(r) for r in results]))
+            data = {
+                "agent": results[0].name_a,
+                "seed": args.seed,
+                "results": {r.name_b: r.to_dict() for r in results},
+            }
+        elif args.league:
             res = league(
                 args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
             )

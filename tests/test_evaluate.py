@@ -176,6 +176,32 @@ def test_cli_league_writes_json(tmp_path, capsys):
     assert set(data["ratings"][0]) == {"name", "rating", "ci_low", "ci_high"}
 
 
+def test_cli_against_prints_the_results_table(tmp_path, capsys):
+    """``evaluate.py A --against B C`` plays A against each and prints one markdown table."""
+    out = tmp_path / "against.json"
+    args = ["simple", "--against", "random", "expert", "--series", "3", "--seed", "2"]
+    assert cli.main([*args, "--no-progress", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    table = [line for line in printed.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| opponent | series | series won")
+    assert [row.split(" | ")[0] for row in table[1:]] == ["| random", "| expert"]
+    data = json.loads(out.read_text())
+    assert data["agent"] == "simple" and data["seed"] == 2
+    assert list(data["results"]) == ["random", "expert"]
+    for pair in data["results"].values():
+        check_pair_schema(pair)
+    # the table's series figure is the JSON's
+    rate = data["results"]["random"]["series_win_rate"]
+    assert f"| random | 3 | {100 * rate:.1f}%" in printed
+
+
+def test_cli_against_needs_exactly_one_policy(capsys):
+    """``--against`` with two policies fails with a usage message."""
+    with pytest.raises(SystemExit):
+        cli.main(["simple", "random", "--against", "expert"])
+    assert "exactly one policy" in capsys.readouterr().err
+
+
 def test_cli_rejects_a_bad_name_with_a_clear_message():
     """An unknown policy name exits with status 2 and a one-line error listing the bots."""
     proc = subprocess.run(

@@ -40,6 +40,9 @@ from hgin_env.envs.config import EnvConfig
 #: the config ``python train.py`` runs when given none
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
 
+#: shipped models: ``models/<name>/{model.zip,config.yaml,eval_*.json}``
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+
 #: metrics ``eval.best_metric`` may name (each averaged over the eval opponents)
 EVAL_METRICS = ("hand_win_rate", "series_win_rate", "points_per_hand")
 
@@ -382,14 +385,25 @@ def load_config(
 ) -> TrainConfig:
     """Read a YAML config (default: ``configs/default.yaml``) and apply overrides.
 
+    ``path`` may also be a shipped model's name (``ppo-cards``): its
+    ``models/<name>/config.yaml``, the exact config that trained it.
+
     Raises:
         ConfigError: on a missing file, bad YAML, or an unknown or invalid field.
     """
-    path = DEFAULT_CONFIG if path is None else Path(path)
+    path = DEFAULT_CONFIG if path is None else shipped_config(Path(path))
     try:
         return build_config(read_yaml(path), overrides, **fields)
     except ConfigError as exc:
         raise ConfigError(f"{_shown(path)}: {exc}") from exc
+
+
+def shipped_config(path: Path) -> Path:
+    """``models/<name>/config.yaml`` when ``path`` is no file but a shipped model's name."""
+    if path.exists() or len(path.parts) != 1:
+        return path
+    candidate = MODELS_DIR / path.name / "config.yaml"
+    return candidate if candidate.is_file() else path
 
 
 def _shown(path: Path) -> str:
