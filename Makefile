@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-all lint format bench clean
+.PHONY: setup run test test-all lint format bench results clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ bench: setup
 	$(VENV)/bin/pip install -q -e '.[peers]'
 	$(PY) benchmarks/engine_speed.py
 	$(PY) benchmarks/env_speed.py
+
+# The shipped agent's results table (README, section The shipped agent): 2000 full
+# series against each bot, seeds apart from training; also rewrites its eval.json.
+results: setup
+	$(PY) evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026 \
+		--json models/ppo-cards/eval.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

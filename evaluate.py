@@ -21,12 +21,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from agents.evaluation import EvalResult, LeagueResult, evaluate, league
-from agents.model_policy import PolicyLoadError
-from agents.transcript import TranscriptRecorder
+# One intra-op thread for torch and numpy: a model plays small batches between engine
+# steps, and with several OpenMP threads its forward passes ran ~30x slower whenever
+# another process held the other core (threads spin-waiting).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from agents.evaluation import EvalResult, LeagueResult, evaluate, league  # noqa: E402
+from agents.model_policy import PolicyLoadError  # noqa: E402
+from agents.transcript import TranscriptRecorder  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -13,12 +13,19 @@ The game loop lives in ``agents.play``; type ``help`` at the prompt for the move
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from agents.model_policy import PolicyLoadError, load_policy, shipped_models
-from agents.play import GameSession, play
-from hgin_env.engine.config import RulesConfig
+# One intra-op thread for torch and numpy: a model plays small batches between engine
+# steps, and with several OpenMP threads its forward passes ran ~30x slower whenever
+# another process held the other core (threads spin-waiting).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+from agents.model_policy import PolicyLoadError, load_policy, shipped_models  # noqa: E402
+from agents.play import GameSession, play  # noqa: E402
+from hgin_env.engine.config import RulesConfig  # noqa: E402
 
 
 def default_opponent() -> str:
