@@ -46,6 +46,16 @@ CONTEXT = slice(OBS_LAYOUT["deadwood"].start, OBS_DIM)
 N_CONTEXT = OBS_DIM - OBS_LAYOUT["deadwood"].start
 #: card planes fed to the trunk (see ``card_planes``)
 N_PLANES = 14
+#: the two constant planes: each card's point value / 10 and its rank / 12
+_CONSTANT_PLANES = torch.tensor(
+    np.stack(
+        [
+            (CARD_VALUE / 10.0).reshape(N_SUITS, N_RANKS),
+            np.tile(np.arange(N_RANKS) / (N_RANKS - 1), (N_SUITS, 1)),
+        ]
+    ),
+    dtype=torch.float32,
+)
 
 
 def _grid(block: torch.Tensor) -> torch.Tensor:
@@ -91,14 +101,7 @@ def card_planes(obs: torch.Tensor) -> torch.Tensor:
     # over the best discard (the observation's deadwood scalar)
     left = _grid(obs[:, L["discard_deadwood"]]) * hand
     excess = (left - obs[:, L["deadwood"].start, None, None]).clamp(min=0.0) * hand
-    consts = obs.new_tensor(
-        np.stack(
-            [
-                (CARD_VALUE / 10.0).reshape(N_SUITS, N_RANKS),
-                np.tile(np.arange(N_RANKS) / (N_RANKS - 1), (N_SUITS, 1)),
-            ]
-        ).astype(np.float32)
-    ).expand(obs.shape[0], -1, -1, -1)
+    consts = _CONSTANT_PLANES.to(obs.device).expand(obs.shape[0], -1, -1, -1)
     planes = [
         hand,
         top,
