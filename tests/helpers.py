@@ -188,3 +188,14 @@ def mixed_policy(
     """``mixed_actions`` for every game of an engine, from one random stream."""
     mask, dead = engine.legal_action_mask(), engine.discard_deadwood()
     return mixed_actions(mask, dead, rng, greedy_prob, knock_prob)
+
+
+def assert_plays_legally(policy, env, steps: int) -> None:
+    """Drive a batched VecEnv with ``policy`` for ``steps`` steps; every action must be legal."""
+    obs = env.reset()
+    rows = np.arange(env.num_envs)
+    for _ in range(steps):
+        masks = env.action_masks()
+        actions = policy.act(obs, masks)
+        assert masks[rows, actions].all()
+        obs, _, _, _ = env.step(actions)

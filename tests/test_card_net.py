@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
 from agents.model_policy import load_policy
@@ -124,13 +125,7 @@ def test_cards_policy_trains_saves_and_plays_legally(tmp_path: Path) -> None:
     result = train(config, run_name="cards")
     assert result.steps == 512
     policy = load_policy(result.run_dir / "final_model.zip")
-    env = HollywoodGinVecEnv(8, opponent="simple", seed=11)
-    obs = env.reset()
-    for _ in range(60):
-        masks = env.action_masks()
-        actions = policy.act(obs, masks)
-        assert masks[np.arange(8), actions].all()
-        obs, _, _, _ = env.step(actions)
+    assert_plays_legally(policy, HollywoodGinVecEnv(8, opponent="simple", seed=11), 60)
     with pytest.raises(ConfigError, match="ppo.card_channels cannot change"):
         train(resume=result.run_dir, overrides=["ppo.card_channels=8"])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
+from helpers import assert_plays_legally
 
 from agents.evaluation import evaluate
 from agents.model_policy import MODELS_DIR, load_policy, shipped_models
@@ -32,12 +32,7 @@ def test_shipped_model_plays_only_legal_actions(mode: str) -> None:
     """Over a few hundred batched decisions against simple, every action is legal."""
     policy = load_policy(NAME)
     env = HollywoodGinVecEnv(16, opponent="simple", mode=mode, seed=21)
-    obs = env.reset()
-    for _ in range(150):
-        masks = env.action_masks()
-        actions = policy.act(obs, masks)
-        assert masks[np.arange(16), actions].all()
-        obs, _, _, _ = env.step(actions)
+    assert_plays_legally(policy, env, 150)
 
 
 def test_shipped_model_beats_random() -> None:
