@@ -142,6 +142,22 @@ def shipped_models() -> dict[str, Path]:
     return {p.parent.name: p for p in sorted(MODELS_DIR.glob(f"*/{MODEL_FILE}"))}
 
 
+def model_file(spec: str | Path) -> Path | None:
+    """The ``.zip`` a model spec names, or None when it names no model.
+
+    A spec is a path (returned as it is, even when missing, so loading it names the
+    problem), a folder holding ``model.zip``, or a shipped model's name.
+    """
+    text = str(spec)
+    path = Path(text).expanduser()
+    if path.is_dir() and (path / MODEL_FILE).exists():
+        return path / MODEL_FILE
+    if path.exists() or path.suffix == ".zip" or "/" in text or "\\" in text:
+        return path
+    shipped = MODELS_DIR / text / MODEL_FILE
+    return shipped if shipped.exists() else None
+
+
 def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
     """Turn a bot name, a model path, a shipped model name or a policy object into a policy.
 
@@ -164,14 +180,10 @@ def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
     known = registered_policies()
     if text in known:
         return resolve_policy(text, seed)
-    path = Path(text).expanduser()
-    if path.is_dir() and (path / MODEL_FILE).exists():
-        return ModelPolicy(path / MODEL_FILE)
-    if path.exists() or path.suffix == ".zip" or "/" in text or "\\" in text:
+    path = model_file(text)
+    if path is not None:
         return ModelPolicy(path)
     shipped = MODELS_DIR / text / MODEL_FILE
-    if shipped.exists():
-        return ModelPolicy(shipped)
     raise PolicyLoadError(
         f"unknown policy {text!r}: not a bot ({', '.join(known)}), not a model file, "
         f"and no shipped model {shipped}"

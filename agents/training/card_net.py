@@ -44,6 +44,10 @@ from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT
 #: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood)
 CONTEXT = slice(OBS_LAYOUT["deadwood"].start, OBS_DIM)
 N_CONTEXT = OBS_DIM - OBS_LAYOUT["deadwood"].start
+# the logits are laid out in id order: discards, knocks, then draw, take, pass
+if (DRAW, TAKE, PASS) != (KNOCK + N_CARDS, KNOCK + N_CARDS + 1, KNOCK + N_CARDS + 2):
+    raise ImportError("action ids moved: DRAW, TAKE, PASS must follow the knock ids")
+
 #: card planes fed to the trunk (see ``card_planes``)
 N_PLANES = 14
 #: the two constant planes: each card's point value / 10 and its rank / 12
@@ -196,10 +200,6 @@ class CardHeads(nn.Module):
         self.value = _mlp([n_pooled, *hidden])
         self.latent_dim_pi = N_ACTIONS
         self.latent_dim_vf = hidden[-1]
-        order = torch.tensor([DRAW, TAKE, PASS]) - KNOCK - N_CARDS
-        if sorted(order.tolist()) != [0, 1, 2]:
-            raise AssertionError("action ids moved: DRAW, TAKE, PASS must follow the knocks")
-        self.register_buffer("pickup_order", torch.argsort(order), persistent=False)
 
     def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         grid_size = N_CARDS * self.channels
@@ -210,7 +210,7 @@ class CardHeads(nn.Module):
         """``[B, features_dim]`` -> ``[B, 107]`` logits in action-id order."""
         grid, pooled = self._split(features)
         per_card = self.cards(grid).flatten(2)  # [B, 2, 52]: discard ids 0-51, knocks 52-103
-        pickup = self.pickup(pooled)[:, self.pickup_order]
+        pickup = self.pickup(pooled)  # draw, take, pass: the ids after the knocks
         return torch.cat([per_card[:, 0], per_card[:, 1], pickup], dim=1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:

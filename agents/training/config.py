@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 import yaml
 
+from agents.model_policy import MODELS_DIR
 from agents.training.pretrain import PretrainConfig
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
@@ -39,9 +40,6 @@ from hgin_env.envs.config import EnvConfig
 
 #: the config ``python train.py`` runs when given none
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
-
-#: shipped models: ``models/<name>/{model.zip,config.yaml,eval_*.json}``
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 
 #: metrics ``eval.best_metric`` may name (each averaged over the eval opponents)
 EVAL_METRICS = ("hand_win_rate", "series_win_rate", "points_per_hand")

@@ -71,12 +71,9 @@ def copy_weights(model: Any, source: str) -> None:
         ConfigError: when the saved network's parameters differ in name or shape.
         agents.model_policy.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.model_policy import MODEL_FILE, MODELS_DIR, load_model
+    from agents.model_policy import load_model, model_file
 
-    path = Path(source)
-    if not path.exists() and (MODELS_DIR / source / MODEL_FILE).exists():
-        path = MODELS_DIR / source / MODEL_FILE  # a shipped model's name
-    saved = load_model(path).policy.state_dict()
+    saved = load_model(model_file(source) or Path(source)).policy.state_dict()
     own = model.policy.state_dict()
     for name, tensor in own.items():
         if name not in saved:

@@ -143,8 +143,7 @@ def set_scenarios(hands: np.ndarray, one_group_below: int = 0) -> list[SetScenar
     one_group = 0 < n * 6**k_max < one_group_below and k_of.min() != k_max
     groups = []
     for k in [k_max] if one_group else np.flatnonzero(np.bincount(k_of)):
-        rows = np.flatnonzero(k_of == k) if k_of.min() != k_of.max() and not one_group else None
-        rows = np.arange(n) if rows is None else rows
+        rows = np.arange(n) if one_group or k_of.min() == k_of.max() else np.flatnonzero(k_of == k)
         g = rows.size
         combos = _combos(int(k))  # [S, k]
         if k == 0:
