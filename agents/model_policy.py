@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
@@ -100,10 +100,11 @@ def load_model(path: str | Path) -> Any:
 def _check_spaces(model: Any, path: Path) -> None:
     """Raise ``PolicyLoadError`` unless the model fits the environment's spaces."""
     obs_shape = getattr(model.observation_space, "shape", None)
-    if obs_shape != (OBS_DIM,):
+    if obs_shape not in ((OBS_DIM,), (OBS_DIM + PRIVILEGED_DIM,)):
         raise PolicyLoadError(
             f"cannot use model {path}: observation shape {obs_shape} does not match "
-            f"the environment's ({OBS_DIM},)"
+            f"the environment's ({OBS_DIM},) (or ({OBS_DIM + PRIVILEGED_DIM},) with a "
+            "privileged critic)"
         )
     n_actions = getattr(model.action_space, "n", None)
     if n_actions is None or int(n_actions) != N_ACTIONS:
@@ -129,7 +130,11 @@ class ModelPolicy:
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Return the model's most likely legal action in each row (``int64[N]``)."""
-        obs = np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM)
+        obs = np.asarray(observations, dtype=np.float32)
+        obs = obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM]
+        width = self.model.observation_space.shape[0]
+        if width > OBS_DIM:  # trained with a privileged critic: the actor ignores the rest
+            obs = np.pad(obs, ((0, 0), (0, width - OBS_DIM)))
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         actions, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
         return np.asarray(actions, dtype=np.int64).reshape(-1)

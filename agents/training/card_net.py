@@ -19,6 +19,13 @@ to ``c``. This network builds that structure in:
 - **Heads.** Discard and knock logits come per card from the card's own features (a
   ``1 x 1`` convolution shared by all 52 cards); draw / take / pass and the value come
   from the pooled grid, the top discard's features and the scalar context.
+- **Privileged critic** (when the env appends ``observation.PRIVILEGED_LAYOUT``,
+  ``env.privileged: true``): the value also sees the hidden information. The trunk's
+  card features are joined with planes of the opponent's hand, the cards that would
+  meld with it and the stock order, mixed by one more block, pooled, and added (with
+  the opponent's deadwood) to the value latent. The actor never reads these entries:
+  its logits depend on the first ``OBS_DIM`` entries only, so the trained network plays
+  from a plain observation (the critic's extra features are then zero).
 
 It plugs into SB3 as a ``MaskableActorCriticPolicy``: the trunk is the features
 extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor output *is* the 107
@@ -39,7 +46,7 @@ from torch import nn
 
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT
+from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT, PRIVILEGED_DIM, PRIVILEGED_LAYOUT
 
 #: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood)
 CONTEXT = slice(OBS_LAYOUT["deadwood"].start, OBS_DIM)
@@ -122,6 +129,19 @@ def card_planes(obs: torch.Tensor) -> torch.Tensor:
     return torch.cat([torch.stack(planes, dim=1), consts, meld_with(hand + top)[:, None]], dim=1)
 
 
+#: planes of the privileged critic: opponent's hand, cards melding with it, stock order
+N_PRIVILEGED_PLANES = 3
+
+
+def privileged_planes(obs: torch.Tensor) -> torch.Tensor:
+    """The ``[B, N_PRIVILEGED_PLANES, 4, 13]`` hidden-information planes of ``obs``."""
+    P = PRIVILEGED_LAYOUT
+    hidden = obs[:, OBS_DIM:]
+    opp_hand = _grid(hidden[:, P["opponent_hand"]])
+    stock = _grid(hidden[:, P["stock_order"]])
+    return torch.stack([opp_hand, meld_with(opp_hand), stock], dim=1)
+
+
 class CardBlock(nn.Module):
     """One residual block: runs (1 x 5 along ranks), sets (suit mean), hand (grid mean)."""
 
@@ -142,30 +162,42 @@ class CardBlock(nn.Module):
 class CardTrunk(BaseFeaturesExtractor):
     """Features extractor: observation -> per-card features, pooled features, context.
 
-    Output layout (``features_dim = 52 C + 3 C + n_context``): the ``[C, 4, 13]`` grid
-    flattened, then the grid mean, the grid max, the top discard's features, then the
-    scalar context.
+    Output layout (``features_dim = 52 C + 3 C + n_context [+ critic_dim]``): the
+    ``[C, 4, 13]`` grid flattened, then the grid mean, the grid max, the top discard's
+    features, the scalar context, then (privileged observation space only) the
+    ``critic_dim = 2 C + 1`` critic features: the pooled privileged block and the
+    opponent's deadwood. Given a plain ``OBS_DIM`` observation, those are zero.
 
     Args:
-        observation_space: the env's ``Box(OBS_DIM)``.
+        observation_space: the env's ``Box(OBS_DIM)``, or ``Box(OBS_DIM + PRIVILEGED_DIM)``
+            for a privileged critic.
         channels: features per card (C).
         blocks: residual blocks.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 3):
-        super().__init__(observation_space, N_CARDS * channels + 3 * channels + N_CONTEXT)
-        if observation_space.shape != (OBS_DIM,):
+        widths = (OBS_DIM, OBS_DIM + PRIVILEGED_DIM)
+        if observation_space.shape not in ((w,) for w in widths):
             raise ValueError(
-                f"the cards policy needs the {OBS_DIM}-entry observation, "
-                f"got shape {observation_space.shape}"
+                f"the cards policy needs the {OBS_DIM}-entry observation (or "
+                f"{widths[1]} with env.privileged), got shape {observation_space.shape}"
             )
+        privileged = observation_space.shape == (widths[1],)
+        critic_dim = 2 * channels + 1 if privileged else 0
+        super().__init__(
+            observation_space, N_CARDS * channels + 3 * channels + N_CONTEXT + critic_dim
+        )
         self.channels = channels
+        self.critic_dim = critic_dim
         self.stem = nn.Conv2d(N_PLANES, channels, (1, 5), padding=(0, 2))
         self.stem_context = nn.Linear(N_CONTEXT, channels)
         self.blocks = nn.ModuleList(CardBlock(channels, N_CONTEXT) for _ in range(blocks))
+        if privileged:
+            self.critic_stem = nn.Conv2d(channels + N_PRIVILEGED_PLANES, channels, 1)
+            self.critic_block = CardBlock(channels, N_CONTEXT)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """``[B, OBS_DIM]`` -> ``[B, features_dim]``."""
+        """``[B, OBS_DIM]`` (or the privileged width) -> ``[B, features_dim]``."""
         context = obs[:, CONTEXT]
         x = self.stem(card_planes(obs)) + self.stem_context(context)[:, :, None, None]
         x = torch.relu(x)
@@ -173,7 +205,21 @@ class CardTrunk(BaseFeaturesExtractor):
             x = block(x, context)
         top = _grid(obs[:, OBS_LAYOUT["top_discard"]])[:, None]
         pooled = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), (x * top).sum(dim=(2, 3))]
-        return torch.cat([x.flatten(1), *pooled, context], dim=1)
+        out = [x.flatten(1), *pooled, context]
+        if self.critic_dim:
+            out.append(self._critic_features(x, obs, context))
+        return torch.cat(out, dim=1)
+
+    def _critic_features(
+        self, x: torch.Tensor, obs: torch.Tensor, context: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B, critic_dim]``: the privileged block mixed with the card features."""
+        if obs.shape[1] == OBS_DIM:  # playing from a plain observation: no critic input
+            return obs.new_zeros(obs.shape[0], self.critic_dim)
+        z = torch.relu(self.critic_stem(torch.cat([x, privileged_planes(obs)], dim=1)))
+        z = self.critic_block(z, context)
+        deadwood = obs[:, OBS_DIM + PRIVILEGED_LAYOUT["opponent_deadwood"].start, None]
+        return torch.cat([z.mean(dim=(2, 3)), z.amax(dim=(2, 3)), deadwood], dim=1)
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -189,33 +235,48 @@ class CardHeads(nn.Module):
     Args:
         channels: C of the trunk.
         hidden: hidden sizes of the pickup and value MLPs (``ppo.net_arch``).
+        critic_dim: the trunk's privileged critic features (0: none). Their MLP's output
+            is added to the value latent; its last layer starts at zero, so a network
+            copied from a plain one starts with the same values.
     """
 
-    def __init__(self, channels: int, hidden: list[int]) -> None:
+    def __init__(self, channels: int, hidden: list[int], critic_dim: int = 0) -> None:
         super().__init__()
         self.channels = channels
-        n_pooled = 3 * channels + N_CONTEXT
+        self.n_pooled = 3 * channels + N_CONTEXT
         self.cards = nn.Conv2d(channels, 2, 1)  # discard, knock logit of each card
-        self.pickup = nn.Sequential(_mlp([n_pooled, *hidden]), nn.Linear(hidden[-1], 3))
-        self.value = _mlp([n_pooled, *hidden])
+        self.pickup = nn.Sequential(_mlp([self.n_pooled, *hidden]), nn.Linear(hidden[-1], 3))
+        self.value = _mlp([self.n_pooled, *hidden])
+        if critic_dim:
+            self.privileged_value = nn.Sequential(
+                _mlp([critic_dim, hidden[-1]]), nn.Linear(hidden[-1], hidden[-1])
+            )
+            nn.init.zeros_(self.privileged_value[-1].weight)
+            nn.init.zeros_(self.privileged_value[-1].bias)
         self.latent_dim_pi = N_ACTIONS
         self.latent_dim_vf = hidden[-1]
 
-    def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The card grid, the pooled features (with the context), the critic features."""
         grid_size = N_CARDS * self.channels
         grid = features[:, :grid_size].reshape(-1, self.channels, N_SUITS, N_RANKS)
-        return grid, features[:, grid_size:]
+        rest = features[:, grid_size:]
+        return grid, rest[:, : self.n_pooled], rest[:, self.n_pooled :]
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         """``[B, features_dim]`` -> ``[B, 107]`` logits in action-id order."""
-        grid, pooled = self._split(features)
+        grid, pooled, _ = self._split(features)
         per_card = self.cards(grid).flatten(2)  # [B, 2, 52]: discard ids 0-51, knocks 52-103
         pickup = self.pickup(pooled)  # draw, take, pass: the ids after the knocks
         return torch.cat([per_card[:, 0], per_card[:, 1], pickup], dim=1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         """``[B, features_dim]`` -> ``[B, latent_dim_vf]``."""
-        return self.value(self._split(features)[1])
+        _, pooled, critic = self._split(features)
+        latent = self.value(pooled)
+        if critic.shape[1]:
+            latent = latent + self.privileged_value(critic)
+        return latent
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Both latents (SB3's ``mlp_extractor`` contract)."""
@@ -254,7 +315,8 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         )
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = CardHeads(self.features_extractor.channels, self.head_sizes)
+        trunk = self.features_extractor
+        self.mlp_extractor = CardHeads(trunk.channels, self.head_sizes, trunk.critic_dim)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -265,6 +327,9 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         for layer in (heads.cards, heads.pickup[-1]):
             nn.init.orthogonal_(layer.weight, gain=0.01)
             nn.init.zeros_(layer.bias)
+        if hasattr(heads, "privileged_value"):  # starts adding nothing to the value
+            nn.init.zeros_(heads.privileged_value[-1].weight)
+            nn.init.zeros_(heads.privileged_value[-1].bias)
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )

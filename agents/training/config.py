@@ -284,6 +284,11 @@ class TrainConfig:
             raise ConfigError(
                 f"experiment must be a non-empty name without '/' or '__', got {self.experiment!r}"
             )
+        if self.env.privileged and self.ppo.policy != "cards":
+            raise ConfigError(
+                "env.privileged needs ppo.policy: cards (only its actor ignores the hidden "
+                f"information), got ppo.policy: {self.ppo.policy}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain dicts and lists (what ``config.yaml`` holds)."""

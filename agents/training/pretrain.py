@@ -6,6 +6,8 @@ to a fresh run's network (a resumed run skips both: its checkpoint already holds
 1. ``init_from``: copy the network weights of a saved model (a shipped model's name or
    a ``.zip`` path). Its network must have the same shape; a mismatch names the first
    parameter that differs. This is how a series-mode run continues a hand-mode agent.
+   The privileged critic's parameters (``env.privileged``) are the exception: a run
+   may add or drop it, and a new one starts adding nothing to the value.
 2. ``teacher``: play ``samples`` of the agent's decisions with the teacher (a bot name
    or a model) against the training opponents, recording the observation, the mask,
    the teacher's action and the discounted return of each decision; then fit the
@@ -26,6 +28,16 @@ import numpy as np
 import torch
 
 from agents.training.schema import ConfigError
+from hgin_env.envs.observation import OBS_DIM
+
+#: parameter names of the ``cards`` network's privileged critic (``env.privileged``): a
+#: network copied from one without it keeps these as initialised (and the other way
+#: round, they are dropped), since only the value head uses them
+PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value.")
+
+
+def _privileged(name: str) -> bool:
+    return any(f".{part}" in f".{name}" for part in PRIVILEGED_CRITIC_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,9 @@ class PretrainConfig:
 def copy_weights(model: Any, source: str) -> None:
     """Load the network weights of ``source`` (a model name or ``.zip``) into ``model``.
 
+    Privileged critic parameters present on one side only are skipped (see the module
+    docstring).
+
     Raises:
         ConfigError: when the saved network's parameters differ in name or shape.
         agents.model_policy.PolicyLoadError: a missing or corrupt file.
@@ -75,6 +90,10 @@ def copy_weights(model: Any, source: str) -> None:
 
     saved = load_model(model_file(source) or Path(source)).policy.state_dict()
     own = model.policy.state_dict()
+    for name in set(saved) ^ set(own):
+        if _privileged(name):
+            saved[name] = own.get(name)
+    saved = {name: tensor for name, tensor in saved.items() if tensor is not None}
     for name, tensor in own.items():
         if name not in saved:
             raise ConfigError(f"pretrain.init_from {source}: its network has no {name!r}")
@@ -123,7 +142,8 @@ def record(
     last_done = np.full(n, -1)
     while (last_done + 1).sum() < samples:
         masks = np.array(env.action_masks(), dtype=bool)
-        actions = np.asarray(teacher.act(obs, masks), dtype=np.int64)
+        # the teacher plays from the plain observation (never a privileged block)
+        actions = np.asarray(teacher.act(obs[:, :OBS_DIM], masks), dtype=np.int64)
         next_obs, rewards, dones, _ = env.step(actions)
         steps.append((np.array(obs, dtype=np.float32), masks, actions, rewards, dones))
         last_done[dones] = len(steps) - 1

@@ -48,9 +48,14 @@ class TorchPolicy:
         self.rng = np.random.default_rng(seed)
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """float32[N, 107] unmasked action logits."""
+        """float32[N, 107] unmasked action logits.
+
+        Only the first ``OBS_DIM`` entries of each row are used: a privileged block
+        (``env.privileged``) is for the critic, never for choosing actions.
+        """
         net = self.network
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM))
+        obs = np.asarray(observations, dtype=np.float32)
+        obs = torch.as_tensor(obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM])
         with torch.inference_mode():
             features = net.pi_features_extractor(obs)
             latent = net.mlp_extractor.forward_actor(features)

@@ -34,6 +34,8 @@ _LAZY = {
     "render_view": "hgin_env.envs.render",
     "OBS_DIM": "hgin_env.envs.observation",
     "OBS_LAYOUT": "hgin_env.envs.observation",
+    "PRIVILEGED_DIM": "hgin_env.envs.observation",
+    "PRIVILEGED_LAYOUT": "hgin_env.envs.observation",
     "encode_observations": "hgin_env.envs.observation",
     "decode_observations": "hgin_env.envs.observation",
     "Policy": "hgin_env.envs.policy",

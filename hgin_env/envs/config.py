@@ -37,6 +37,10 @@ class EnvConfig:
             ``"alternate"``: seat ``(seed + episode) % 2``, so consecutive episodes of a
             game alternate; ``0`` or ``1``: always that seat. The dealer is drawn
             separately by the engine (series: the first dealer, then the winner deals).
+        privileged: single-agent envs: append the hidden-information block
+            (``observation.PRIVILEGED_LAYOUT``: the opponent's hand, the stock order, the
+            opponent's deadwood) to the agent's observations, for a critic that sees it
+            (``ppo.policy: cards``); the actor ignores it. Opponents never get it.
     """
 
     mode: str = "hand"
@@ -45,6 +49,7 @@ class EnvConfig:
     illegal_action: str = "raise"
     illegal_penalty: float = 1.0
     agent_seat: str | int = "random"
+    privileged: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -65,6 +70,8 @@ class EnvConfig:
         for name in ("series_win_reward", "illegal_penalty"):
             if getattr(self, name) < 0:
                 raise ValueError(f"EnvConfig.{name} must be >= 0, got {getattr(self, name)!r}")
+        if not isinstance(self.privileged, bool):
+            raise ValueError(f"EnvConfig.privileged must be true or false, got {self.privileged!r}")
         if isinstance(self.agent_seat, bool) or self.agent_seat not in AGENT_SEATS:
             raise ValueError(
                 f"EnvConfig.agent_seat must be one of {AGENT_SEATS}, got {self.agent_seat!r}"

@@ -40,7 +40,12 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase, hash_stream
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
-from hgin_env.envs.observation import OBS_DIM, encode_observations
+from hgin_env.envs.observation import (
+    OBS_DIM,
+    PRIVILEGED_DIM,
+    encode_observations,
+    encode_privileged,
+)
 from hgin_env.envs.policy import (
     Policy,
     accepts_keys,
@@ -218,14 +223,24 @@ class GinCore:
 
     # ------------------------------------------------------------------ queries
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """float32[M, OBS_DIM]: the agent's observations (all games, or the int[M] ``rows``)."""
-        if rows is None:
-            return encode_observations(self.engine, self.agent_seat, self.sheets)
-        rows = np.asarray(rows, np.int64)
-        return encode_observations(self.engine, self.agent_seat[rows], self.sheets, rows)
+        """float32[M, obs_dim]: the agent's observations (all games, or the int[M] ``rows``).
+
+        With ``config.privileged`` the hidden-information block follows each observation.
+        """
+        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        seats = self.agent_seat[rows]
+        obs = encode_observations(self.engine, seats, self.sheets, rows)
+        if not self.config.privileged:
+            return obs
+        return np.concatenate([obs, encode_privileged(self.engine, seats, rows)], axis=1)
+
+    @property
+    def obs_dim(self) -> int:
+        """Length of the agent's observations (``OBS_DIM``, plus the privileged block)."""
+        return OBS_DIM + PRIVILEGED_DIM * self.config.privileged
 
     def final_observations(self, mask: np.ndarray) -> np.ndarray:
-        """float32[M, OBS_DIM]: the agent's observations of the M games selected by ``mask``.
+        """float32[M, obs_dim]: the agent's observations of the M games selected by ``mask``.
 
         Meant for the last observation of episodes about to be reset.
         """
@@ -285,7 +300,7 @@ class GinCore:
         if autoreset:
             done = result.terminated | result.truncated
             result.final_rows = done.nonzero()[0]
-            result.final_obs = np.zeros((0, OBS_DIM), np.float32)
+            result.final_obs = np.zeros((0, self.obs_dim), np.float32)
             if finals:  # restarted in the loop: their observations, in row order
                 rows = np.concatenate([r for r, _ in finals])
                 result.final_obs = np.concatenate([o for _, o in finals])[np.argsort(rows)]

@@ -20,9 +20,9 @@ from hgin_env.envs.render import render_view
 OBS_HIGH = 2.0
 
 
-def observation_space() -> spaces.Box:
-    """The observation space of one seat: float32[OBS_DIM] in [0, 2]."""
-    return spaces.Box(low=0.0, high=OBS_HIGH, shape=(OBS_DIM,), dtype=np.float32)
+def observation_space(dim: int = OBS_DIM) -> spaces.Box:
+    """The observation space of one seat: float32[dim] in [0, 2] (``GinCore.obs_dim``)."""
+    return spaces.Box(low=0.0, high=OBS_HIGH, shape=(dim,), dtype=np.float32)
 
 
 def action_space() -> spaces.Discrete:
@@ -168,7 +168,7 @@ class HollywoodGinEnv(gym.Env):
         self.core = GinCore(1, opponent=opponent, config=self.config, rules=rules, seed=seed)
         self.rules = self.core.rules
         self.render_mode = render_mode
-        self.observation_space = observation_space()
+        self.observation_space = observation_space(self.core.obs_dim)
         self.action_space = action_space()
         self._last: StepResult | None = None
 

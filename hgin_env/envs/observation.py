@@ -32,6 +32,21 @@ opp_next_entry            3      a win by the opponent now would be entered in g
 
 The Hollywood blocks (the last seven) are zero when no score sheet is given (hand mode).
 Nothing hidden from the seat (the opponent's other cards, the stock order) enters it.
+
+**Privileged block** (``EnvConfig.privileged``, for an asymmetric critic only): the
+single-agent environments can append ``PRIVILEGED_DIM`` entries of hidden information
+after the observation (``PRIVILEGED_LAYOUT``, offsets counted from ``OBS_DIM``):
+
+========================  =====  ==========================================================
+block                     size   meaning
+========================  =====  ==========================================================
+opponent_hand             52     every card the opponent holds
+stock_order               52     for each stock card, 1 - depth / 31 (the top card is 1.0)
+opponent_deadwood         1      the opponent's min deadwood / 100
+========================  =====  ==========================================================
+
+A policy must not act on it: the ``cards`` network feeds it to the value head alone,
+and the bots, evaluation and play never see it.
 """
 
 from __future__ import annotations
@@ -72,19 +87,30 @@ _BLOCKS = [
 ]
 
 
-def _build_layout() -> dict[str, slice]:
-    """Name -> slice of each observation block, in order."""
+_PRIVILEGED_BLOCKS = [
+    ("opponent_hand", N_CARDS),
+    ("stock_order", N_CARDS),
+    ("opponent_deadwood", 1),
+]
+
+
+def _build_layout(blocks: list[tuple[str, int]]) -> dict[str, slice]:
+    """Name -> slice of each block, in order."""
     layout, start = {}, 0
-    for name, size in _BLOCKS:
+    for name, size in blocks:
         layout[name] = slice(start, start + size)
         start += size
     return layout
 
 
 #: name -> slice of each block of the observation vector
-OBS_LAYOUT = _build_layout()
+OBS_LAYOUT = _build_layout(_BLOCKS)
 #: length of the observation vector
 OBS_DIM = sum(size for _, size in _BLOCKS)
+#: name -> slice of each block of the privileged block (offsets from ``OBS_DIM``)
+PRIVILEGED_LAYOUT = _build_layout(_PRIVILEGED_BLOCKS)
+#: length of the privileged block
+PRIVILEGED_DIM = sum(size for _, size in _PRIVILEGED_BLOCKS)
 #: phase block entries
 PHASE_OFFER, PHASE_DRAW, PHASE_FORCED_DRAW, PHASE_DISCARD = range(4)
 #: int64[4]: the phase block entry of each engine ``Phase`` (a forced draw adds 1 to
@@ -185,6 +211,35 @@ def encode_observations(
         full_seats[rows] = opp
         obs[:, L["opp_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
     return obs
+
+
+def encode_privileged(
+    engine: GinEngine, seats: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """The hidden information a seat does not see, for an asymmetric critic.
+
+    Args:
+        engine: the batched engine.
+        seats: int[M], the seat whose critic it is in each selected game.
+        rows: int[M] games to encode (default: all N, then M = N).
+
+    Returns:
+        float32[M, PRIVILEGED_DIM], laid out as ``PRIVILEGED_LAYOUT``.
+    """
+    s = engine.state
+    rows = np.arange(engine.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    opp = 1 - np.asarray(seats, dtype=np.int64).reshape(-1)
+    out = np.zeros((rows.size, PRIVILEGED_DIM), dtype=np.float32)
+    L = PRIVILEGED_LAYOUT
+    out[:, L["opponent_hand"]] = s.hands[rows, opp]
+    # deck index i holds a stock card when i >= stock_pos; its depth is i - stock_pos
+    depth = np.arange(N_CARDS) - s.stock_pos[rows].astype(np.int64)[:, None]
+    order = np.where(depth >= 0, 1.0 - depth / STOCK_AT_DEAL, 0.0)
+    stock = np.zeros((rows.size, N_CARDS), dtype=np.float32)
+    np.put_along_axis(stock, s.deck[rows].astype(np.int64), order, axis=1)
+    out[:, L["stock_order"]] = stock
+    out[:, L["opponent_deadwood"].start] = engine.hand_deadwood(rows, opp) / DEADWOOD_SCALE
+    return out
 
 
 def decode_observations(obs: np.ndarray) -> DecodedObservation:

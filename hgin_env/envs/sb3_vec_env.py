@@ -73,7 +73,7 @@ class HollywoodGinVecEnv(VecEnv):
         self.rules = self.core.rules
         self.render_mode = render_mode
         self._actions: np.ndarray | None = None
-        super().__init__(self.core.n, observation_space(), action_space())
+        super().__init__(self.core.n, observation_space(self.core.obs_dim), action_space())
         self.metadata = {"render_modes": list(RENDER_MODES)}
 
     # ------------------------------------------------------------------ VecEnv API

@@ -69,7 +69,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         self.rules = self.core.rules
         self.num_envs = self.core.n
         self.render_mode = render_mode
-        self.single_observation_space = observation_space()
+        self.single_observation_space = observation_space(self.core.obs_dim)
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
