@@ -79,6 +79,19 @@ def test_env_config_round_trips_and_rejects_unknown_keys():
     with pytest.raises(ValueError, match="unknown env option"):
         make_env_config(None, rules_typo=1)
     assert make_env_config({"mode": "series"}, reward_scale=10).reward_scale == 10
+    assert make_env_config({"mode": "series"}, None).mode == "series"
+    assert make_env_config({"mode": "series"}, "hand").mode == "hand"
+
+
+@pytest.mark.parametrize("env_class", ["HollywoodGinVecEnv", "HollywoodGinVectorEnv", "raw_env"])
+def test_batched_envs_refuse_an_unknown_render_mode(env_class: str) -> None:
+    """The batched and PettingZoo envs raise, naming the modes they support."""
+    import hgin_env.envs as envs
+    from hgin_env.envs import pettingzoo_env
+
+    cls = getattr(pettingzoo_env if env_class == "raw_env" else envs, env_class)
+    with pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'human'\]"):
+        cls(render_mode="rgb_array")
 
 
 def test_constructor_keywords_map_onto_the_configs():

@@ -96,8 +96,12 @@ def _check_keys(data: dict[str, Any]) -> None:
         raise ValueError(f"unknown env option(s) {unknown}; valid options are {sorted(known)}")
 
 
-def make_env_config(config: EnvConfig | dict[str, Any] | None = None, **overrides) -> EnvConfig:
+def make_env_config(
+    config: EnvConfig | dict[str, Any] | None = None, mode: str | None = None, **overrides
+) -> EnvConfig:
     """Merge a base config (an ``EnvConfig``, a dict or None) with keyword overrides.
+
+    ``mode`` (the envs' positional argument) overrides the base's mode unless None.
 
     Raises:
         ValueError: for an unknown option name or an invalid value (naming the field).
@@ -110,8 +114,16 @@ def make_env_config(config: EnvConfig | dict[str, Any] | None = None, **override
         base = EnvConfig.from_dict(config)
     else:
         raise ValueError(f"config must be an EnvConfig or a dict, got {type(config).__name__}")
+    if mode is not None:
+        overrides["mode"] = mode
     _check_keys(overrides)
     return dataclasses.replace(base, **overrides) if overrides else base
+
+
+def check_render_mode(render_mode: str | None, modes: list[str] | tuple[str, ...]) -> None:
+    """Raise ``ValueError`` unless ``render_mode`` is None or one of ``modes``."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be one of {list(modes)} or None, got {render_mode!r}")
 
 
 def make_rules(rules: RulesConfig | dict[str, Any] | None) -> RulesConfig:

@@ -162,9 +162,7 @@ class HollywoodGinEnv(gym.Env):
                 f"render_mode {render_mode!r} is not supported (use one of "
                 f"{self.metadata['render_modes']}); render() will return None"
             )
-        if mode is not None:
-            options["mode"] = mode
-        self.config = make_env_config(config, **options)
+        self.config = make_env_config(config, mode, **options)
         self.core = GinCore(1, opponent=opponent, config=self.config, rules=rules, seed=seed)
         self.rules = self.core.rules
         self.render_mode = render_mode

@@ -42,7 +42,7 @@ from hgin_env.engine.actions import N_ACTIONS, action_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.series import SeriesEngine
-from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
+from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.gym_env import OBS_HIGH
 from hgin_env.envs.observation import OBS_DIM, encode_observations
 from hgin_env.envs.render import render_view
@@ -85,14 +85,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     ) -> None:
         EzPickle.__init__(self, mode, rules, render_mode, config, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
-        if mode is not None:
-            options["mode"] = mode
-        self.config = make_env_config(config, **options)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.config = make_env_config(config, mode, **options)
         self.rules = make_rules(rules)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)

@@ -27,7 +27,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.config import EnvConfig, make_env_config
+from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space, result_info
 from hgin_env.envs.policy import Policy
@@ -62,13 +62,8 @@ class HollywoodGinVecEnv(VecEnv):
         config: EnvConfig | dict | None = None,
         **options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
-            )
-        if mode is not None:
-            options["mode"] = mode
-        self.config = make_env_config(config, **options)
+        check_render_mode(render_mode, RENDER_MODES)
+        self.config = make_env_config(config, mode, **options)
         self.core = GinCore(n_envs, opponent=opponent, config=self.config, rules=rules, seed=seed)
         self.rules = self.core.rules
         self.render_mode = render_mode

@@ -18,7 +18,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.config import EnvConfig, make_env_config
+from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
 from hgin_env.envs.core import GinCore, StepResult
 from hgin_env.envs.gym_env import action_space, observation_space
 from hgin_env.envs.policy import Policy
@@ -57,14 +57,8 @@ class HollywoodGinVectorEnv(VectorEnv):
         config: EnvConfig | dict | None = None,
         **options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                f"got {render_mode!r}"
-            )
-        if mode is not None:
-            options["mode"] = mode
-        self.config = make_env_config(config, **options)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.config = make_env_config(config, mode, **options)
         self.core = GinCore(num_envs, opponent=opponent, config=self.config, rules=rules, seed=seed)
         self.rules = self.core.rules
         self.num_envs = self.core.n
