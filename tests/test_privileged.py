@@ -110,6 +110,14 @@ def test_opponents_never_get_the_privileged_block() -> None:
     assert widths and set(widths) == {OBS_DIM}
 
 
+def test_the_pettingzoo_env_refuses_privileged() -> None:
+    """Both seats act there, so no observation may carry hidden information."""
+    from hgin_env.envs.pettingzoo_env import raw_env
+
+    with pytest.raises(ValueError, match="privileged is an option of the single-agent envs"):
+        raw_env(privileged=True)
+
+
 def test_privileged_must_be_a_bool() -> None:
     """A non-boolean ``privileged`` is refused, naming the field."""
     with pytest.raises(ValueError, match="EnvConfig.privileged must be true or false"):

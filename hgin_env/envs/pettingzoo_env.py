@@ -87,6 +87,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         super().__init__()
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.config = make_env_config(config, mode, **options)
+        if self.config.privileged:
+            raise ValueError(
+                "privileged is an option of the single-agent envs (a critic's hidden "
+                "information); the PettingZoo env gives both seats plain observations"
+            )
         self.rules = make_rules(rules)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
