@@ -175,7 +175,8 @@ def imitate(
 
     Returns:
         One entry per epoch: ``loss`` (cross-entropy), ``accuracy`` (the policy's most
-        likely legal action equals the teacher's) and ``value_loss``.
+        likely legal action equals the teacher's, before each minibatch's update) and
+        ``value_loss``.
     """
     policy = model.policy
     policy.set_training_mode(True)
@@ -191,7 +192,14 @@ def imitate(
             obs = torch.as_tensor(demos.obs[idx])
             actions = torch.as_tensor(demos.actions[idx])
             masks = demos.masks[idx]
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            # one forward pass for the loss and the accuracy (``evaluate_actions`` without
+            # the entropy, keeping the masked distribution)
+            latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(obs))
+            dist = policy._get_action_dist_from_latent(latent_pi)
+            dist.apply_masking(masks)
+            log_prob = dist.log_prob(actions)
+            values = policy.value_net(latent_vf)
+            best = dist.distribution.logits.argmax(dim=1)
             value_loss = torch.nn.functional.mse_loss(
                 values.flatten(), torch.as_tensor(demos.returns[idx])
             )
@@ -200,9 +208,6 @@ def imitate(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
-            with torch.no_grad():
-                dist = policy.get_distribution(obs, action_masks=masks)
-                best = dist.distribution.probs.argmax(dim=1)
             totals += [
                 -log_prob.mean().item() * idx.size,
                 (best == actions).float().sum().item(),
