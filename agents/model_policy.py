@@ -115,7 +115,11 @@ def _check_spaces(model: Any, path: Path) -> None:
 
 
 class ModelPolicy:
-    """A trained MaskablePPO model playing greedily: ``predict(..., deterministic=True)``.
+    """A trained MaskablePPO model playing greedily: its most likely legal action.
+
+    It plays through ``TorchPolicy`` (the actor half of the network, as
+    ``predict(..., deterministic=True)`` does) from the plain observation, so a model
+    trained with a privileged critic plays like any other.
 
     Args:
         path: the model's ``.zip`` file.
@@ -127,17 +131,14 @@ class ModelPolicy:
         self.model = load_model(self.path)
         stem = self.path.parent.name if self.path.name == MODEL_FILE else self.path.stem
         self.name = name or stem
+        from agents.training.torch_policy import TorchPolicy
+
+        self.model.policy.set_training_mode(False)
+        self._actor = TorchPolicy(self.model.policy, deterministic=True, name=self.name)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """Return the model's most likely legal action in each row (``int64[N]``)."""
-        obs = np.asarray(observations, dtype=np.float32)
-        obs = obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM]
-        width = self.model.observation_space.shape[0]
-        if width > OBS_DIM:  # trained with a privileged critic: the actor ignores the rest
-            obs = np.pad(obs, ((0, 0), (0, width - OBS_DIM)))
-        masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
-        actions, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
-        return np.asarray(actions, dtype=np.int64).reshape(-1)
+        """Return the model's most likely legal action in each row (``int64[N]``, -1: none)."""
+        return self._actor.act(observations, action_masks)
 
 
 def shipped_models() -> dict[str, Path]:

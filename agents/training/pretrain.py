@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from agents.training.schema import ConfigError
-from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.observation import plain_observations
 
 #: parameter names of the ``cards`` network's privileged critic (``env.privileged``): a
 #: network copied from one without it keeps these as initialised (and the other way
@@ -90,10 +90,11 @@ def copy_weights(model: Any, source: str) -> None:
 
     saved = load_model(model_file(source) or Path(source)).policy.state_dict()
     own = model.policy.state_dict()
-    for name in set(saved) ^ set(own):
-        if _privileged(name):
-            saved[name] = own.get(name)
-    saved = {name: tensor for name, tensor in saved.items() if tensor is not None}
+    for name in set(saved) ^ set(own):  # a privileged critic on one side only
+        if _privileged(name) and name in own:
+            saved[name] = own[name]  # added: keep this run's initial weights
+        elif _privileged(name):
+            del saved[name]  # dropped
     for name, tensor in own.items():
         if name not in saved:
             raise ConfigError(f"pretrain.init_from {source}: its network has no {name!r}")
@@ -143,7 +144,7 @@ def record(
     while (last_done + 1).sum() < samples:
         masks = np.array(env.action_masks(), dtype=bool)
         # the teacher plays from the plain observation (never a privileged block)
-        actions = np.asarray(teacher.act(obs[:, :OBS_DIM], masks), dtype=np.int64)
+        actions = np.asarray(teacher.act(plain_observations(obs), masks), dtype=np.int64)
         next_obs, rewards, dones, _ = env.step(actions)
         steps.append((np.array(obs, dtype=np.float32), masks, actions, rewards, dones))
         last_done[dones] = len(steps) - 1

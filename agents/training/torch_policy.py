@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.observation import plain_observations
 
 
 class TorchPolicy:
@@ -54,8 +54,7 @@ class TorchPolicy:
         (``env.privileged``) is for the critic, never for choosing actions.
         """
         net = self.network
-        obs = np.asarray(observations, dtype=np.float32)
-        obs = torch.as_tensor(obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM])
+        obs = torch.as_tensor(plain_observations(observations))
         with torch.inference_mode():
             features = net.pi_features_extractor(obs)
             latent = net.mlp_extractor.forward_actor(features)

@@ -242,6 +242,12 @@ def encode_privileged(
     return out
 
 
+def plain_observations(observations: np.ndarray) -> np.ndarray:
+    """float32[N, OBS_DIM]: observation rows without a privileged block (if they have one)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM]
+
+
 def decode_observations(obs: np.ndarray) -> DecodedObservation:
     """Turn float32[N, OBS_DIM] observations back into arrays (the inverse of the encoder)."""
     obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_DIM)
