@@ -11,7 +11,7 @@ from helpers import assert_plays_legally, deal, step_one
 from test_card_net import TINY_CARDS
 
 from agents.model_policy import load_policy
-from agents.training.card_net import CardNetPolicy
+from agents.training.card_net import CardNetPolicy, belief_loss
 from agents.training.config import ConfigError, build_config
 from agents.training.pretrain import copy_weights
 from agents.training.runner import train
@@ -184,9 +184,19 @@ def test_a_plain_network_copied_into_a_privileged_one_keeps_its_values(tmp_path:
 def test_a_privileged_run_saves_a_model_that_plays_from_plain_observations(
     tmp_path: Path,
 ) -> None:
-    """Train with ``env.privileged``; the model loads by path and plays the plain env."""
-    config = build_config({**TINY_CARDS, "env": {"privileged": True}}, [f"runs_dir={tmp_path}"])
+    """Train with ``env.privileged`` and the belief loss; the model plays the plain env."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    config = build_config(
+        {**TINY_CARDS, "env": {"privileged": True}},
+        [f"runs_dir={tmp_path}", "ppo.belief_coef=0.5", "total_timesteps=768"],
+    )
     result = train(config, run_name="priv")
+    events = EventAccumulator(str(result.run_dir / "tb"))
+    events.Reload()
+    accuracy = [e.value for e in events.Scalars("train/belief_accuracy")]
+    assert accuracy and all(0.0 <= a <= 1.0 for a in accuracy)
+    assert all(e.value > 0 for e in events.Scalars("train/belief_loss"))
     policy = load_policy(result.run_dir / "final_model.zip")
     env = HollywoodGinVecEnv(8, opponent="simple", seed=11)
     assert_plays_legally(policy, env, 60)
@@ -194,3 +204,104 @@ def test_a_privileged_run_saves_a_model_that_plays_from_plain_observations(
     assert policy.act(obs, env.action_masks()).shape == (8,)
     # handed a privileged observation, it plays from the plain part alone
     assert_plays_legally(policy, HollywoodGinVecEnv(8, seed=11, privileged=True), 60)
+
+
+def _belief_network(coef: float) -> CardNetPolicy:
+    env = HollywoodGinVecEnv(4, opponent="random", seed=3, privileged=True)
+    return CardNetPolicy(
+        env.observation_space, env.action_space, lambda _: 1e-3, net_arch=[16], channels=4,
+        belief_coef=coef,
+    )  # fmt: skip
+
+
+def test_belief_loss_counts_only_the_unseen_cards() -> None:
+    """Table: the dealer's view after the deal; its own cards and the upcard are not scored."""
+    eng = deal(
+        non_dealer="AC 2C 3C 4D 5D 6D 7H 8H 9H KS",
+        dealer="AS 2S 3S 4S 5H 6H 7C 8C 9C QD",
+        upcard="JD",
+        stock="TC TD TH",
+    )
+    seat = np.array([0])  # the dealer
+    obs = np.concatenate([encode_observations(eng, seat), encode_privileged(eng, seat)], axis=1)
+    obs = torch.as_tensor(obs)
+    held = torch.zeros(1, 52)
+    held[0, parse_card_list("AC 2C 3C 4D 5D 6D 7H 8H 9H KS")] = 1.0
+    right = 20.0 * (2 * held - 1)  # confident and right on every card
+    loss, accuracy = belief_loss(right, obs)
+    assert loss.item() < 1e-6 and accuracy.item() == 1.0
+    # wrong only on cards it can see (its hand, the upcard): nothing changes
+    seen = parse_card_list("AS 2S 3S 4S 5H 6H 7C 8C 9C QD JD")
+    fooled = right.clone()
+    fooled[0, seen] = 20.0
+    assert belief_loss(fooled, obs)[0].item() < 1e-6
+    # wrong on one of the 41 unseen cards: accuracy 40/41
+    fooled[0, card_id("KS")] = -20.0
+    loss, accuracy = belief_loss(fooled, obs)
+    assert accuracy.item() == pytest.approx(40 / 41)
+    assert loss.item() == pytest.approx(20.0 / 41, rel=1e-3)
+
+
+def test_belief_loss_joins_the_gradient_and_leaves_the_values() -> None:
+    """PPO's numbers are unchanged; the belief head gets ``coef`` times the loss gradient."""
+    coef = 0.3
+    net, plain = _belief_network(coef), _belief_network(0.0)
+    plain.load_state_dict(
+        {k: v for k, v in net.state_dict().items() if ".belief." not in k}, strict=True
+    )
+    obs = torch.as_tensor(_observations())
+    masks = torch.ones(obs.shape[0], 107, dtype=torch.bool)
+    actions = torch.full((obs.shape[0],), 105)
+    v1, lp1, e1 = net.evaluate_actions(obs, actions, masks)
+    with torch.no_grad():
+        v2, lp2, e2 = plain.evaluate_actions(obs, actions, masks)
+    assert torch.allclose(v1, v2) and torch.allclose(lp1, lp2) and torch.allclose(e1, e2)
+    v1.sum().mul(0.0).backward()  # the PPO loss itself sends no gradient here
+    head = net.mlp_extractor.belief
+    got = head.weight.grad.clone()
+    head.weight.grad = None
+    features = net.extract_features(obs)
+    (coef * belief_loss(net.mlp_extractor.belief_logits(features), obs)[0]).backward()
+    assert got.abs().sum() > 0
+    assert torch.allclose(got, head.weight.grad, atol=1e-7)
+    loss, accuracy = net.belief_stats()
+    assert loss > 0 and 0 <= accuracy <= 1
+    assert net.belief_stats() is None  # the sums restart after each read
+    with torch.no_grad():  # no gradient, no belief loss (rollouts, evaluation)
+        net.evaluate_actions(obs, actions, masks)
+    assert net.belief_stats() is None
+
+
+def test_belief_coef_needs_the_privileged_block() -> None:
+    """The config and the network refuse a belief loss without its targets."""
+    with pytest.raises(ConfigError, match="ppo.belief_coef > 0 needs"):
+        build_config({"ppo": {"policy": "cards", "belief_coef": 0.5}})
+    with pytest.raises(ConfigError, match="ppo.belief_coef must be >= 0"):
+        build_config({"env": {"privileged": True}, "ppo": {"policy": "cards", "belief_coef": -1}})
+    env = HollywoodGinVecEnv(4, opponent="random", seed=3)
+    with pytest.raises(ValueError, match="belief_coef > 0 needs the privileged observation"):
+        CardNetPolicy(env.observation_space, env.action_space, lambda _: 1e-3, belief_coef=0.5)
+
+
+def test_a_plain_network_copied_into_a_belief_network_plays_the_same(tmp_path: Path) -> None:
+    """``pretrain.init_from`` adds the belief head and the critic; the logits are unchanged."""
+    from sb3_contrib import MaskablePPO
+
+    kwargs = {"net_arch": [16], "channels": 4, "blocks": 1}
+    plain = MaskablePPO(
+        CardNetPolicy, HollywoodGinVecEnv(4, seed=3), policy_kwargs=kwargs, n_steps=8, seed=0
+    )
+    plain.save(tmp_path / "plain.zip")
+    env = HollywoodGinVecEnv(4, seed=3, privileged=True)
+    belief = MaskablePPO(
+        CardNetPolicy, env, policy_kwargs={**kwargs, "belief_coef": 0.5}, n_steps=8, seed=1
+    )
+    copy_weights(belief, str(tmp_path / "plain.zip"))
+    obs = torch.as_tensor(_observations())
+    with torch.no_grad():
+        p, b = plain.policy, belief.policy
+        a = p.mlp_extractor.forward_actor(p.extract_features(obs[:, :OBS_DIM]))
+        b = b.mlp_extractor.forward_actor(b.extract_features(obs))
+    assert torch.equal(a, b)
+    belief.save(tmp_path / "belief.zip")
+    copy_weights(plain, str(tmp_path / "belief.zip"))  # and back: the head is dropped

@@ -85,6 +85,11 @@ class HandStatsCallback(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
+        belief = getattr(self.model.policy, "belief_stats", None)
+        stats = belief() if belief is not None else None
+        if stats is not None:  # the previous update's belief loss (ppo.belief_coef)
+            self.logger.record("train/belief_loss", stats[0])
+            self.logger.record("train/belief_accuracy", stats[1])
         if not self.hands:
             return
         cols = list(zip(*self.hands, strict=True))

@@ -26,6 +26,11 @@ to ``c``. This network builds that structure in:
   the opponent's deadwood) to the value latent. The actor never reads these entries:
   its logits depend on the first ``OBS_DIM`` entries only, so the trained network plays
   from a plain observation (the critic's extra features are then zero).
+- **Belief loss** (``ppo.belief_coef > 0``, with the privileged block): a ``1 x 1``
+  convolution on the actor's card features predicts, for each unseen card, whether the
+  opponent holds it; its binary cross-entropy (over the unseen cards, the targets taken
+  from the privileged block) is added to the PPO loss with weight ``belief_coef``. It
+  shapes the features the actor acts on; the prediction itself is never an input.
 
 It plugs into SB3 as a ``MaskableActorCriticPolicy``: the trunk is the features
 extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor output *is* the 107
@@ -240,7 +245,9 @@ class CardHeads(nn.Module):
             copied from a plain one starts with the same values.
     """
 
-    def __init__(self, channels: int, hidden: list[int], critic_dim: int = 0) -> None:
+    def __init__(
+        self, channels: int, hidden: list[int], critic_dim: int = 0, belief: bool = False
+    ) -> None:
         super().__init__()
         self.channels = channels
         self.n_pooled = 3 * channels + N_CONTEXT
@@ -253,6 +260,8 @@ class CardHeads(nn.Module):
             )
             nn.init.zeros_(self.privileged_value[-1].weight)
             nn.init.zeros_(self.privileged_value[-1].bias)
+        if belief:
+            self.belief = nn.Conv2d(channels, 1, 1)  # logit: the opponent holds the card
         self.latent_dim_pi = N_ACTIONS
         self.latent_dim_vf = hidden[-1]
 
@@ -282,6 +291,50 @@ class CardHeads(nn.Module):
         """Both latents (SB3's ``mlp_extractor`` contract)."""
         return self.forward_actor(features), self.forward_critic(features)
 
+    def belief_logits(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B, features_dim]`` -> ``[B, 52]``: logits that the opponent holds each card."""
+        grid, _, _ = self._split(features)
+        return self.belief(grid).flatten(1)
+
+
+class _AddLoss(torch.autograd.Function):
+    """Identity on ``x`` whose backward also sends gradient 1 into ``loss``.
+
+    Joined to a tensor that the PPO loss uses, it adds ``loss`` to that loss's gradient
+    without changing any value SB3 computes or logs.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, loss: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return grad, grad.new_ones(())
+
+
+def belief_loss(logits: torch.Tensor, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The belief loss and accuracy over the unseen cards of privileged observations.
+
+    Args:
+        logits: ``[B, 52]`` from ``CardHeads.belief_logits``.
+        obs: ``[B, OBS_DIM + PRIVILEGED_DIM]``.
+
+    Returns:
+        The mean binary cross-entropy over (row, unseen card) pairs, and the fraction of
+        them predicted right (probability above 1/2 exactly for held cards), detached.
+    """
+    L = OBS_LAYOUT
+    seen = obs[:, L["hand"]] + obs[:, L["top_discard"]] + obs[:, L["pile_below"]]
+    unseen = (seen + obs[:, L["opponent_known"]]) < 0.5
+    held = obs[:, OBS_DIM:][:, PRIVILEGED_LAYOUT["opponent_hand"]]
+    weight = unseen.float()
+    bce = nn.functional.binary_cross_entropy_with_logits(logits, held, reduction="none")
+    count = weight.sum().clamp(min=1.0)
+    loss = (bce * weight).sum() / count
+    right = ((logits > 0).float() == held).float()
+    return loss, ((right * weight).sum() / count).detach()
+
 
 class CardNetPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` with the card trunk and heads (see the module docstring).
@@ -298,11 +351,22 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         net_arch: list[int] | None = None,
         channels: int = 32,
         blocks: int = 3,
+        belief_coef: float = 0.0,
         **kwargs: Any,
     ) -> None:
         if int(getattr(action_space, "n", -1)) != N_ACTIONS:
             raise ValueError(f"the cards policy needs Discrete({N_ACTIONS}), got {action_space}")
+        if belief_coef < 0:
+            raise ValueError(f"belief_coef must be >= 0, got {belief_coef}")
+        if belief_coef and observation_space.shape != (OBS_DIM + PRIVILEGED_DIM,):
+            raise ValueError(
+                "belief_coef > 0 needs the privileged observation (env.privileged), which "
+                "holds the opponent's hand it learns to predict"
+            )
         self.head_sizes = list(net_arch or [128])
+        self.belief_coef = float(belief_coef)
+        #: running sums of the belief loss and accuracy over minibatches (see ``belief_stats``)
+        self._belief_sums = np.zeros(3)
         kwargs.pop("features_extractor_class", None)
         kwargs["features_extractor_kwargs"] = {"channels": channels, "blocks": blocks}
         super().__init__(
@@ -316,7 +380,9 @@ class CardNetPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         trunk = self.features_extractor
-        self.mlp_extractor = CardHeads(trunk.channels, self.head_sizes, trunk.critic_dim)
+        self.mlp_extractor = CardHeads(
+            trunk.channels, self.head_sizes, trunk.critic_dim, belief=self.belief_coef > 0
+        )
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -334,12 +400,44 @@ class CardNetPolicy(MaskableActorCriticPolicy):
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 
+    def evaluate_actions(
+        self,
+        obs: torch.Tensor,
+        actions: torch.Tensor,
+        action_masks: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """SB3's values, log-probabilities and entropy; in training, plus the belief loss.
+
+        With ``belief_coef > 0``, a privileged batch and gradients on (PPO's update), the
+        belief loss times ``belief_coef`` joins the gradient of the loss PPO builds from
+        these values (``_AddLoss``); the returned numbers are unchanged.
+        """
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        log_prob = distribution.log_prob(actions)
+        values = self.value_net(latent_vf)
+        if self.belief_coef and torch.is_grad_enabled() and obs.shape[1] > OBS_DIM:
+            loss, accuracy = belief_loss(self.mlp_extractor.belief_logits(features), obs)
+            values = _AddLoss.apply(values, self.belief_coef * loss)
+            self._belief_sums += (float(loss.detach()), float(accuracy), 1.0)
+        return values, log_prob, distribution.entropy()
+
+    def belief_stats(self) -> tuple[float, float] | None:
+        """Mean belief loss and accuracy since the last call (None if none was computed)."""
+        loss, accuracy, n = self._belief_sums
+        self._belief_sums = np.zeros(3)
+        return (loss / n, accuracy / n) if n else None
+
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         data.update(
             net_arch=self.head_sizes,
             channels=self.features_extractor.channels,
             blocks=len(self.features_extractor.blocks),
+            belief_coef=self.belief_coef,
         )
         data.pop("features_extractor_class", None)
         data.pop("features_extractor_kwargs", None)

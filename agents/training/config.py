@@ -133,6 +133,9 @@ class PPOConfig:
             of the pickup and value heads (``cards``).
         card_channels: features per card of the ``cards`` network.
         card_blocks: residual blocks of the ``cards`` network.
+        belief_coef: weight of the ``cards`` network's belief loss, which trains its card
+            features to predict the opponent's unseen cards (0: off; needs
+            ``env.privileged``, whose block holds the targets).
         activation: ``relu`` or ``tanh``.
         ortho_init: orthogonal weight initialisation (SB3's default).
         torch_threads: threads torch may use (the env uses one core; 1 is best on 2).
@@ -157,6 +160,7 @@ class PPOConfig:
     net_arch: tuple[int, ...] = (128, 128)
     card_channels: int = 32
     card_blocks: int = 3
+    belief_coef: float = 0.0
     activation: Literal["relu", "tanh"] = "relu"
     ortho_init: bool = True
     torch_threads: int = 1
@@ -165,6 +169,8 @@ class PPOConfig:
     def __post_init__(self) -> None:
         _positive(self, "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
         _positive(self, "card_channels", "card_blocks")
+        if self.belief_coef < 0:
+            raise ConfigError(f"ppo.belief_coef must be >= 0, got {self.belief_coef}")
         _positive(self, "learning_rate", "clip_range", "max_grad_norm")
         if self.batch_size > self.n_envs * self.n_steps:
             raise ConfigError(
@@ -288,6 +294,11 @@ class TrainConfig:
             raise ConfigError(
                 "env.privileged needs ppo.policy: cards (only its actor ignores the hidden "
                 f"information), got ppo.policy: {self.ppo.policy}"
+            )
+        if self.ppo.belief_coef and not (self.env.privileged and self.ppo.policy == "cards"):
+            raise ConfigError(
+                "ppo.belief_coef > 0 needs ppo.policy: cards and env.privileged: true (the "
+                "privileged block holds the opponent's hand it learns to predict)"
             )
 
     def to_dict(self) -> dict[str, Any]:

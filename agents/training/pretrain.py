@@ -30,10 +30,10 @@ import torch
 from agents.training.schema import ConfigError
 from hgin_env.envs.observation import plain_observations
 
-#: parameter names of the ``cards`` network's privileged critic (``env.privileged``): a
-#: network copied from one without it keeps these as initialised (and the other way
-#: round, they are dropped), since only the value head uses them
-PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value.")
+#: parameter names of the ``cards`` network's privileged critic (``env.privileged``) and
+#: belief head (``ppo.belief_coef``): a network copied from one without them keeps these
+#: as initialised (and the other way round, they are dropped), since play never uses them
+PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value.", "belief.")
 
 
 def _privileged(name: str) -> bool:

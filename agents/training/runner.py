@@ -70,6 +70,7 @@ FROZEN_ON_RESUME = (
     "net_arch",
     "card_channels",
     "card_blocks",
+    "belief_coef",
     "activation",
     "ortho_init",
 )
@@ -210,6 +211,8 @@ def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
         policy_kwargs.update(
             net_arch=list(p.net_arch), channels=p.card_channels, blocks=p.card_blocks
         )
+        if p.belief_coef:
+            policy_kwargs["belief_coef"] = p.belief_coef
     return MaskablePPO(
         policy,
         env,
