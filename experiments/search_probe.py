@@ -86,9 +86,8 @@ def rollout_values(
     seat = st.current.astype(np.int64)
     if oracle != "full":
         # one redeal per (game, sample), shared by all of that game's candidates
-        first = np.unique(gi * samples + ki, return_index=True)[1]
-        deal_of = np.unique(gi * samples + ki, return_inverse=True)[1]
-        base = eng.state.rows(games[gi[first]])
+        _, first, deal_of = np.unique(gi * samples + ki, return_index=True, return_inverse=True)
+        base = st.rows(first)
         sample_hidden(base, base.current.astype(np.int64), oracle, rng)
         st.hands, st.deck = base.hands[deal_of], base.deck[deal_of]
     sim = GinEngine(gi.size, eng.rules, seed=0)

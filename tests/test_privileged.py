@@ -16,6 +16,7 @@ from agents.training.config import ConfigError, build_config
 from agents.training.pretrain import copy_weights
 from agents.training.runner import train
 from hgin_env.engine.cards import card_id, parse_card_list
+from hgin_env.engine.game import GinEngine
 from hgin_env.envs import HollywoodGinEnv, HollywoodGinVecEnv, HollywoodGinVectorEnv
 from hgin_env.envs.config import EnvConfig
 from hgin_env.envs.observation import (
@@ -33,17 +34,22 @@ def _block(row: np.ndarray, name: str) -> np.ndarray:
     return row[P[name]]
 
 
+# the deal of the table tests: seat 0 deals
+NON_DEALER = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
+DEALER = "AS 2S 3S 4S 5H 6H 7C 8C 9C QD"
+UPCARD = "JD"
+
+
+def _dealt() -> GinEngine:
+    return deal(non_dealer=NON_DEALER, dealer=DEALER, upcard=UPCARD, stock="TC TD TH")
+
+
 def test_privileged_block_shows_the_opponents_hand_and_the_stock_order() -> None:
     """Table: a dealt hand's hidden block, seen by the non-dealer (seat 1)."""
-    eng = deal(
-        non_dealer="AC 2C 3C 4D 5D 6D 7H 8H 9H KS",
-        dealer="AS 2S 3S 4S 5H 6H 7C 8C 9C QD",
-        upcard="JD",
-        stock="TC TD TH",
-    )
+    eng = _dealt()
     row = encode_privileged(eng, np.array([1]))[0]
     assert row.shape == (PRIVILEGED_DIM,)
-    dealer_hand = set(parse_card_list("AS 2S 3S 4S 5H 6H 7C 8C 9C QD"))
+    dealer_hand = set(parse_card_list(DEALER))
     assert set(np.flatnonzero(_block(row, "opponent_hand"))) == dealer_hand
     stock = _block(row, "stock_order")
     assert stock[card_id("TC")] == 1.0
@@ -216,22 +222,17 @@ def _belief_network(coef: float) -> CardNetPolicy:
 
 def test_belief_loss_counts_only_the_unseen_cards() -> None:
     """Table: the dealer's view after the deal; its own cards and the upcard are not scored."""
-    eng = deal(
-        non_dealer="AC 2C 3C 4D 5D 6D 7H 8H 9H KS",
-        dealer="AS 2S 3S 4S 5H 6H 7C 8C 9C QD",
-        upcard="JD",
-        stock="TC TD TH",
-    )
+    eng = _dealt()
     seat = np.array([0])  # the dealer
     obs = np.concatenate([encode_observations(eng, seat), encode_privileged(eng, seat)], axis=1)
     obs = torch.as_tensor(obs)
     held = torch.zeros(1, 52)
-    held[0, parse_card_list("AC 2C 3C 4D 5D 6D 7H 8H 9H KS")] = 1.0
+    held[0, parse_card_list(NON_DEALER)] = 1.0
     right = 20.0 * (2 * held - 1)  # confident and right on every card
     loss, accuracy = belief_loss(right, obs)
     assert loss.item() < 1e-6 and accuracy.item() == 1.0
     # wrong only on cards it can see (its hand, the upcard): nothing changes
-    seen = parse_card_list("AS 2S 3S 4S 5H 6H 7C 8C 9C QD JD")
+    seen = parse_card_list(f"{DEALER} {UPCARD}")
     fooled = right.clone()
     fooled[0, seen] = 20.0
     assert belief_loss(fooled, obs)[0].item() < 1e-6

@@ -103,6 +103,13 @@ def meld_with(held: torch.Tensor) -> torch.Tensor:
     return (makes_set | makes_run).to(held.dtype)
 
 
+def unseen_cards(obs: torch.Tensor) -> torch.Tensor:
+    """``[B, 52]``: 1 for each card neither held, nor in the pile, nor a known pickup."""
+    L = OBS_LAYOUT
+    seen = obs[:, L["hand"]] + obs[:, L["top_discard"]] + obs[:, L["pile_below"]]
+    return (1.0 - seen - obs[:, L["opponent_known"]]).clamp(0.0, 1.0)
+
+
 def card_planes(obs: torch.Tensor) -> torch.Tensor:
     """The ``[B, N_PLANES, 4, 13]`` card planes of a batch of observations."""
     L = OBS_LAYOUT
@@ -112,7 +119,7 @@ def card_planes(obs: torch.Tensor) -> torch.Tensor:
     opp_known = _grid(obs[:, L["opponent_known"]])
     opp_discards = _grid(obs[:, L["opponent_discards"]])
     own_discards = _grid(obs[:, L["own_discards"]])
-    unseen = (1.0 - hand - top - below - opp_known).clamp(0.0, 1.0)
+    unseen = _grid(unseen_cards(obs))
     # deadwood left by each discard (0 when not discarding or not held), and its excess
     # over the best discard (the observation's deadwood scalar)
     left = _grid(obs[:, L["discard_deadwood"]]) * hand
@@ -324,11 +331,8 @@ def belief_loss(logits: torch.Tensor, obs: torch.Tensor) -> tuple[torch.Tensor, 
         The mean binary cross-entropy over (row, unseen card) pairs, and the fraction of
         them predicted right (probability above 1/2 exactly for held cards), detached.
     """
-    L = OBS_LAYOUT
-    seen = obs[:, L["hand"]] + obs[:, L["top_discard"]] + obs[:, L["pile_below"]]
-    unseen = (seen + obs[:, L["opponent_known"]]) < 0.5
     held = obs[:, OBS_DIM:][:, PRIVILEGED_LAYOUT["opponent_hand"]]
-    weight = unseen.float()
+    weight = unseen_cards(obs)
     bce = nn.functional.binary_cross_entropy_with_logits(logits, held, reduction="none")
     count = weight.sum().clamp(min=1.0)
     loss = (bce * weight).sum() / count
