@@ -17,7 +17,6 @@ passes them, or the caller sets ``mixture.rows`` just before the call.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -174,11 +173,3 @@ class MixturePolicy:
                 chosen = policy.act(obs, action_masks[pick])
             actions[pick] = np.asarray(chosen).reshape(-1)
         return actions
-
-
-def takes_rows(policy: object) -> bool:
-    """Whether ``policy.act`` accepts a ``rows`` keyword (as ``MixturePolicy`` does)."""
-    try:
-        return "rows" in inspect.signature(policy.act).parameters
-    except (TypeError, ValueError):
-        return False

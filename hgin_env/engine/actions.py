@@ -13,6 +13,10 @@ id         meaning
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from hgin_env.engine.cards import N_CARDS, card_id, card_text
 
 #: number of action ids
@@ -40,6 +44,37 @@ def action_text(action: int) -> str:
     if action in names:
         return names[action]
     return f"invalid action id {action} (valid ids are 0..{N_ACTIONS - 1})"
+
+
+def illegal_action_message(
+    action: object,
+    legal_mask: Sequence[bool] | np.ndarray,
+    phase: str,
+    who: str = "",
+    seat: int | None = None,
+) -> str:
+    """The one wording of an illegal-action error, used by the engine and every env.
+
+    Args:
+        action: what was played: an action id, or any other value (shown with ``repr``).
+        legal_mask: bool[107], the legal actions at that point.
+        phase: the phase's name (``"DRAW"``, ...).
+        who: a prefix naming the game or player (``"game 2: "``, ``"player_0: "``).
+        seat: the seat to act, when the message should name it.
+
+    Returns:
+        ``"<who>illegal action <id> (<text>) in phase <phase>[ for seat <seat>]; legal
+        actions: ..."``.
+
+    >>> mask = np.zeros(N_ACTIONS, bool); mask[[DRAW, TAKE]] = True
+    >>> illegal_action_message(PASS, mask, "DRAW")
+    'illegal action 106 (pass) in phase DRAW; legal actions: 104 (draw), 105 (take)'
+    """
+    legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(legal_mask))
+    is_id = isinstance(action, int | np.integer) and not isinstance(action, bool)
+    shown = f"{int(action)} ({action_text(int(action))})" if is_id else repr(action)
+    for_seat = "" if seat is None else f" for seat {seat}"
+    return f"{who}illegal action {shown} in phase {phase}{for_seat}; legal actions: {legal}"
 
 
 def parse_action(text: str) -> int:

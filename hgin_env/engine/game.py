@@ -28,7 +28,14 @@ from enum import IntEnum
 
 import numpy as np
 
-from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE, action_text
+from hgin_env.engine.actions import (
+    DRAW,
+    KNOCK,
+    N_ACTIONS,
+    PASS,
+    TAKE,
+    illegal_action_message,
+)
 from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.knock import resolve_knocks
@@ -41,6 +48,8 @@ from hgin_env.engine.melds import (
 
 HAND_SIZE = 10
 UPCARD = 2 * HAND_SIZE
+#: cards in the stock right after the deal: the deck less two hands and the upcard
+STOCK_AT_DEAL = N_CARDS - UPCARD - 1
 STOCK_START = UPCARD + 1
 #: the hand ends as a draw when a discard leaves this many stock cards
 STOCK_LEFT_AT_DRAW = 2
@@ -170,7 +179,12 @@ def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
     return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
 
 
-def game_seeds(seed: int | np.ndarray | None, n: int) -> np.ndarray:
+#: what engines accept as a seed: an int (game i uses ``seed + i``), uint64[N] per-game
+#: seeds, or None for fresh entropy
+SeedLike = int | np.integer | np.ndarray | None
+
+
+def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
     """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is."""
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
@@ -201,7 +215,7 @@ class GinEngine:
             eng.step(policy(eng.legal_action_mask()))
     """
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed=None) -> None:
+    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
         if n < 1:
             raise ValueError(f"the batch needs at least one game, got n={n}")
         self.n = n
@@ -246,14 +260,25 @@ class GinEngine:
     @property
     def stock_size(self) -> np.ndarray:
         """int[N]: cards left in the stock."""
-        return N_CARDS - self.state.stock_pos.astype(np.int64)
+        return self.stock_sizes()
+
+    def stock_sizes(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """int[M]: cards left in the stock of the games ``rows`` (default: all N)."""
+        pos = self.state.stock_pos if rows is None else self.state.stock_pos[rows]
+        return N_CARDS - pos.astype(np.int64)
 
     @property
     def top_discard(self) -> np.ndarray:
         """int[N]: the card on top of the discard pile, -1 if the pile is empty."""
+        return self.top_discards()
+
+    def top_discards(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """int[M]: the top of the discard pile of the games ``rows`` (default: all; -1: empty)."""
         s = self.state
-        top = s.pile[np.arange(self.n), np.maximum(s.pile_size - 1, 0)].astype(np.int64)
-        return np.where(s.pile_size > 0, top, -1)
+        rows = np.arange(self.n) if rows is None else np.asarray(rows, dtype=np.int64)
+        size = s.pile_size[rows].astype(np.int64)
+        top = s.pile[rows, np.maximum(size - 1, 0)].astype(np.int64)
+        return np.where(size > 0, top, -1)
 
     def discard_deadwood(self, rows: np.ndarray | None = None) -> np.ndarray:
         """For games in ``DISCARD``, the deadwood left by discarding each card.
@@ -462,11 +487,10 @@ class GinEngine:
         bad = (live & ~ok).nonzero()[0]
         if bad.size:
             i = int(bad[0])
-            legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask[i]))
             phase = Phase(int(self.state.phase[i])).name
+            seat = int(self.state.current[i])
             raise ValueError(
-                f"game {i}: illegal action {int(actions[i])} ({action_text(actions[i])}) "
-                f"in phase {phase} for seat {int(self.state.current[i])}; legal: {legal}"
+                illegal_action_message(actions[i], mask[i], phase, f"game {i}: ", seat)
                 + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
             )
 

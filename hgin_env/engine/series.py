@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, HandState, hash_stream
+from hgin_env.engine.game import GinEngine, HandState, SeedLike, hash_stream
 from hgin_env.engine.hollywood import ScoreSheets
 
 
@@ -45,7 +45,7 @@ class SeriesEngine:
         seed: as for ``GinEngine`` (an int gives series i the seed ``seed + i``).
     """
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed=None) -> None:
+    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
         self.rules = rules or RulesConfig()
         self.engine = GinEngine(n, self.rules, seed)
         self.sheets = ScoreSheets(n, self.rules)

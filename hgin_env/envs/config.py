@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.table import MODES
 
-MODES = ("hand", "series")
 ILLEGAL_ACTIONS = ("raise", "penalize")
 AGENT_SEATS = ("random", "alternate", 0, 1)
 

@@ -1,7 +1,8 @@
 """The shared core of the single-agent environments: N games of agent vs opponent, batched.
 
-``GinCore`` drives a ``GinEngine`` (hand mode) or a ``SeriesEngine`` (series mode) for N
-games in which the learner (the *agent*) plays one seat and an opponent policy the other.
+``GinCore`` drives a ``Table`` (``hgin_env.engine.table``: one hand per episode, or a
+whole Hollywood series) of N games in which the learner (the *agent*) plays one seat and
+an opponent policy the other.
 The Gymnasium env is the core with N = 1; the SB3 VecEnv and the Gymnasium VectorEnv are
 the core with N games and same-step autoreset (``step(actions, autoreset=True)`` keeps the
 last observations of the episodes that ended and restarts them). No rules live here:
@@ -35,10 +36,12 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from hgin_env.engine.actions import N_ACTIONS, action_text
+from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase, hash_stream
-from hgin_env.engine.series import SeriesEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.series import SeriesStep
+from hgin_env.engine.table import Table, make_table
 from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
 from hgin_env.envs.observation import (
     OBS_DIM,
@@ -120,8 +123,9 @@ class GinCore:
         **options: ``EnvConfig`` fields overriding ``config`` (``mode="series"``, ...).
 
     Attributes:
-        engine: the ``GinEngine`` of the N games (in series mode, the series' engine).
-        series: the ``SeriesEngine`` in series mode, else None.
+        table: the games' ``Table`` (``hgin_env.engine.table``): a ``HandTable`` in hand
+            mode, a ``SeriesEngine`` in series mode.
+        engine: the ``GinEngine`` of the N games (``table.engine``).
         sheets: the ``ScoreSheets`` in series mode, else None.
         agent_seat: int8[N], the agent's seat in each game's current episode.
         awaiting: bool[N], games waiting for an agent action (episode live).
@@ -165,14 +169,9 @@ class GinCore:
         reseed = getattr(self.opponent, "seed", None)
         if isinstance(seed, int | np.integer) and callable(reseed):
             reseed(int(seed))
-        if self.config.mode == "series":
-            self.series: SeriesEngine | None = SeriesEngine(self.n, self.rules, seed)
-            self.engine: GinEngine = self.series.engine
-            self.sheets = self.series.sheets
-        else:
-            self.series = None
-            self.engine = GinEngine(self.n, self.rules, seed)
-            self.sheets = None
+        self.table: Table = make_table(self.config.mode, self.n, self.rules, seed)
+        self.engine: GinEngine = self.table.engine
+        self.sheets: ScoreSheets | None = self.table.sheets
         n = self.n
         self.agent_seat = np.zeros(n, np.int8)
         self.awaiting = np.zeros(n, bool)
@@ -216,10 +215,7 @@ class GinCore:
         self.agent_seat[rows] = self._choose_seats(rows)
         self.episodes[rows] += 1
         self._pending.clear(rows)
-        if self.series is not None:
-            self.series.reset(sel)
-        else:
-            self.engine.reset(sel)
+        self.table.reset(sel)
 
     # ------------------------------------------------------------------ queries
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -311,13 +307,8 @@ class GinCore:
 
     def _illegal_message(self, a: np.ndarray, illegal: np.ndarray, mask: np.ndarray) -> str:
         i = int(np.flatnonzero(illegal)[0])
-        legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask[i]))
         phase = Phase(int(self.engine.state.phase[i])).name
-        where = f"game {i}: " if self.n > 1 else ""
-        return (
-            f"{where}illegal action {int(a[i])} ({action_text(a[i])}) in phase {phase}; "
-            f"legal actions: {legal}"
-        )
+        return illegal_action_message(a[i], mask[i], phase, f"game {i}: " if self.n > 1 else "")
 
     # ------------------------------------------------------------------ internals
     def _run(
@@ -356,10 +347,7 @@ class GinCore:
             if void.any():
                 self.redeals[void] += 1
                 self._pending.clear(void)
-                if self.series is not None:
-                    self.series.reset(void)
-                else:
-                    self.engine.reset(void)
+                self.table.reset(void)
             s = self.engine.state
             turn = (moving | fresh) & (s.phase != _OVER) & (s.current != self.agent_seat)
             if not turn.any():
@@ -377,13 +365,13 @@ class GinCore:
 
     def _episode_over(self) -> np.ndarray:
         """bool[N]: games whose episode is over (hand mode: the hand; series: the series)."""
-        return self.series.finished if self.series is not None else self.engine.over
+        return self.table.finished
 
     def _mark_end(self, result: StepResult, ended: np.ndarray) -> None:
-        """Mark the episodes ``ended`` as terminated, or truncated by the max-turn draw."""
-        if self.series is not None:
-            result.terminated |= ended
-            return
+        """Mark the episodes ``ended`` as terminated, or truncated by the max-turn draw.
+
+        Only a hand-mode episode can end truncated: a series ends with a won hand.
+        """
         truncated = ended & (self.engine.state.outcome == _TRUNCATED)
         result.truncated |= truncated
         result.terminated |= ended & ~truncated
@@ -392,26 +380,20 @@ class GinCore:
         """One engine step in the ``active`` games only; the opponent decides if no actions."""
         if actions is None:
             actions = self._opponent_actions(active.nonzero()[0])
-        if self.series is not None:
-            st = self.series.step(actions, active)
-            rows, series_over = st.rows, st.series_over
-            winner, points, outcome = st.hands.winner, st.hands.points, st.hands.outcome
-        else:
-            rows, series_over = self.engine.step(actions, active).nonzero()[0], None
-            s = self.engine.state
-            winner, points, outcome = s.winner[rows], s.points[rows], s.outcome[rows]
-        if rows.size:
-            self._score(rows, winner, points, outcome, series_over, tally)
+        st = self.table.step(actions, active)
+        if st.rows.size:
+            self._score(st, tally)
 
-    def _score(self, rows, winner, points, outcome, series_over, tally: StepResult) -> None:
-        """Add the hands that ended in ``rows`` to ``tally``, from the agent's side."""
+    def _score(self, st: SeriesStep, tally: StepResult) -> None:
+        """Add the hands that ended in ``st`` to ``tally``, from the agent's side."""
+        rows, hands = st.rows, st.hands
         seat = self.agent_seat[rows]
-        sign = np.where(winner == seat, 1, np.where(winner < 0, 0, -1))
-        tally.hand_score[rows] += sign * points.astype(np.int64)
+        sign = np.where(hands.winner == seat, 1, np.where(hands.winner < 0, 0, -1))
+        tally.hand_score[rows] += sign * hands.points.astype(np.int64)
         tally.hands_ended[rows] += 1
-        tally.outcome[rows] = outcome
-        if series_over is not None and series_over.any():
-            done = np.flatnonzero(series_over)
+        tally.outcome[rows] = hands.outcome
+        if self.sheets is not None and st.series_over.any():
+            done = np.flatnonzero(st.series_over)
             w = self.sheets.series_winner[done]
             tally.series_result[done] = np.where(
                 w == self.agent_seat[done], 1, np.where(w < 0, 0, -1)
@@ -439,12 +421,9 @@ class GinCore:
         ok &= masks[np.arange(rows.size), np.where(ok, chosen, 0)]
         if not ok.all():
             j = int(np.flatnonzero(~ok)[0])
-            legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(masks[j]))
-            raise ValueError(
-                f"the opponent policy {type(self.opponent).__name__} chose illegal action "
-                f"{int(chosen[j])} ({action_text(chosen[j])}) in game {int(rows[j])}; "
-                f"legal actions: {legal}"
-            )
+            phase = Phase(int(self.engine.state.phase[rows[j]])).name
+            who = f"game {int(rows[j])}: the opponent policy {type(self.opponent).__name__} chose "
+            raise ValueError(illegal_action_message(chosen[j], masks[j], phase, who))
         actions = np.zeros(self.n, np.int64)
         actions[rows] = chosen
         return actions

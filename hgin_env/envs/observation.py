@@ -56,11 +56,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS
-from hgin_env.engine.game import GinEngine, Phase
+from hgin_env.engine.game import STOCK_AT_DEAL, GinEngine, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.melds import NO_DEADWOOD
 
-STOCK_AT_DEAL = 31
 DEADWOOD_SCALE = 100.0
 
 _BLOCKS = [
@@ -168,9 +167,9 @@ def encode_observations(
     discards = s.discards.reshape(-1, N_CARDS)
     obs[:, L["opponent_discards"]] = discards[theirs]
     obs[:, L["own_discards"]] = discards[mine]
-    pile_size = s.pile_size[rows]
-    has_top = (pile_size > 0).nonzero()[0]
-    top = s.pile[rows[has_top], pile_size[has_top] - 1].astype(np.int64)
+    tops = engine.top_discards(rows)
+    has_top = (tops >= 0).nonzero()[0]
+    top = tops[has_top]
     obs[:, L["pile_below"]] = s.in_pile[rows]
     obs[has_top, L["pile_below"].start + top] = 0.0
     obs[has_top, L["top_discard"].start + top] = 1.0
@@ -195,7 +194,7 @@ def encode_observations(
     phase_idx = _PHASE_ENTRY[phase] + ((phase == _DRAW) & s.must_draw_stock[rows])
     obs[r[live], L["phase"].start + phase_idx[live]] = 1.0
     obs[:, L["to_act"].start] = acting
-    obs[:, L["stock"].start] = (N_CARDS - s.stock_pos[rows].astype(np.int64)) / STOCK_AT_DEAL
+    obs[:, L["stock"].start] = engine.stock_sizes(rows) / STOCK_AT_DEAL
     obs[:, L["dealer"].start] = s.dealer[rows] == seats
     obs[:, L["turn"].start] = s.turns[rows] / engine.rules.max_turns_per_hand
     if sheets is not None:

@@ -38,10 +38,11 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from hgin_env.engine.actions import N_ACTIONS, action_text
+from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
-from hgin_env.engine.series import SeriesEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.table import Table, make_table
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.gym_env import OBS_HIGH
 from hgin_env.envs.observation import OBS_DIM, encode_observations
@@ -111,14 +112,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ setup
     def _build(self, seed: int | None) -> None:
-        if self.config.mode == "series":
-            self.series: SeriesEngine | None = SeriesEngine(1, self.rules, seed)
-            self.engine: GinEngine = self.series.engine
-            self.sheets = self.series.sheets
-        else:
-            self.series = None
-            self.engine = GinEngine(1, self.rules, seed)
-            self.sheets = None
+        self.table: Table = make_table(self.config.mode, 1, self.rules, seed)
+        self.engine: GinEngine = self.table.engine
+        self.sheets: ScoreSheets | None = self.table.sheets
 
     def _start(self) -> None:
         self.agents = self.possible_agents[:]
@@ -127,10 +123,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        if self.series is not None:
-            self.series.reset()
-        else:
-            self.engine.reset()
+        self.table.reset()
         self.agent_selection = AGENTS[int(self.engine.current_player[0])]
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -190,33 +183,23 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             a = int(action)
         except (TypeError, ValueError):
             a = -1
+        same = np.ndim(action) == 0 and bool(a == action)  # an id, not 3.5 or an array
         mask = self.engine.legal_action_mask()[0]
-        if 0 <= a < N_ACTIONS and mask[a] and a == action:
+        if 0 <= a < N_ACTIONS and mask[a] and same:
             return a
         if self.config.illegal_action == "penalize":
             return None
-        legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask))
-        shown = f"{a} ({action_text(a)})" if a == action else repr(action)
         phase = Phase(int(self.engine.phase[0])).name
-        raise ValueError(
-            f"{self.agent_selection}: illegal action {shown} in phase {phase}; "
-            f"legal actions: {legal}"
-        )
+        shown = a if same else action
+        raise ValueError(illegal_action_message(shown, mask, phase, f"{self.agent_selection}: "))
 
     def _play(self, action: int) -> None:
         """Step the engine and turn an ended hand or series into rewards."""
-        actions = np.array([action])
-        series_over = False
-        if self.series is not None:
-            st = self.series.step(actions)
-            hand_over, series_over = bool(st.hand_over[0]), bool(st.series_over[0])
-            ended = st.hands
-        else:
-            hand_over = bool(self.engine.step(actions)[0])
-            ended = self.engine.state
+        st = self.table.step(np.array([action]))
         self.infos = {name: {} for name in self.agents}
-        if not hand_over:
+        if not st.hand_over[0]:
             return
+        ended = st.hands
         winner, points = int(ended.winner[0]), int(ended.points[0])
         outcome = Outcome(int(ended.outcome[0]))
         if winner >= 0:
@@ -229,8 +212,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
                 "outcome": int(outcome),
                 "hand_score": sign * points,
             }
-        if self.series is not None:
-            if series_over:
+        if self.sheets is not None:
+            if st.series_over[0]:
                 champion = int(self.sheets.series_winner[0])
                 if champion >= 0:
                     self.rewards[AGENTS[champion]] += self.config.series_win_reward

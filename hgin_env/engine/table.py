@@ -1,0 +1,95 @@
+"""One interface for the two kinds of episode: a single hand, or a Hollywood series.
+
+The environments and tools that can run either kind hold a ``Table`` and never branch
+on the mode: ``make_table("hand", ...)`` gives a ``HandTable`` (one hand per episode,
+on a ``GinEngine``), ``make_table("series", ...)`` a ``SeriesEngine`` (hands dealt one
+after another on a score sheet, docs/rules.md §4). Both expose the same members:
+
+- ``engine``: the ``GinEngine`` of the N games; ``sheets``: the ``ScoreSheets``, or None;
+- ``finished``: bool[N], games whose episode is over;
+- ``reset(mask)``: start new episodes; ``step(actions, active)``: a ``SeriesStep``
+  (``series_over`` stays all false in hand mode, where a hand is the whole episode).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+import numpy as np
+
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, SeedLike
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.series import SeriesEngine, SeriesStep
+
+Mode = Literal["hand", "series"]
+MODES: tuple[Mode, ...] = ("hand", "series")
+
+
+class Table(Protocol):
+    """N games whose episodes are single hands or whole series (see the module docstring)."""
+
+    n: int
+    rules: RulesConfig
+    engine: GinEngine
+    sheets: ScoreSheets | None
+
+    @property
+    def finished(self) -> np.ndarray:
+        """bool[N]: games whose episode is over."""
+        ...
+
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Start a new episode in the selected games (default: all)."""
+        ...
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> SeriesStep:
+        """Apply one action per game; report the hands that ended."""
+        ...
+
+
+class HandTable:
+    """Hand mode: every episode is one hand of a ``GinEngine`` (no score sheet).
+
+    Args:
+        n: number of games.
+        rules: the rules options.
+        seed: as for ``GinEngine``.
+    """
+
+    sheets: ScoreSheets | None = None
+
+    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
+        self.rules = rules or RulesConfig()
+        self.engine = GinEngine(n, self.rules, seed)
+        self.n = n
+
+    @property
+    def finished(self) -> np.ndarray:
+        """bool[N]: hands that have ended."""
+        return self.engine.over
+
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Deal a new hand in the selected games (default: all)."""
+        self.engine.reset(mask)
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> SeriesStep:
+        """Apply one action per game (see ``GinEngine.step``); the ended hands' final state."""
+        hand_over = self.engine.step(actions, active)
+        rows = np.flatnonzero(hand_over)
+        return SeriesStep(hand_over, np.zeros(self.n, bool), rows, self.engine.state.rows(rows))
+
+
+def make_table(
+    mode: str, n: int, rules: RulesConfig | None = None, seed: SeedLike = None
+) -> HandTable | SeriesEngine:
+    """The table of ``n`` games for an episode mode (``"hand"`` or ``"series"``).
+
+    Raises:
+        ValueError: for another mode.
+    """
+    if mode == "series":
+        return SeriesEngine(n, rules, seed)
+    if mode == "hand":
+        return HandTable(n, rules, seed)
+    raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
