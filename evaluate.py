@@ -31,7 +31,15 @@ from pathlib import Path
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from agents.evaluation import EvalResult, LeagueResult, evaluate, league  # noqa: E402
+from agents.evaluation import evaluate, league  # noqa: E402
+from agents.evaluation.report import (  # noqa: E402
+    RESULTS_HEADER,
+    league_tables,
+    markdown_table,
+    pair_rows,
+    print_table,
+    results_row,
+)
 from agents.model_policy import PolicyLoadError  # noqa: E402
 from agents.transcript import TranscriptRecorder  # noqa: E402
 
@@ -90,122 +98,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.transcript_hands < 1:
         parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
     return args
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _ci(ci: tuple[float, float] | list[float], pct: bool = True) -> str:
-    lo, hi = ci
-    return f"[{_pct(lo)}, {_pct(hi)}]" if pct else f"[{lo:+.2f}, {hi:+.2f}]"
-
-
-def pair_rows(r: EvalResult) -> list[tuple[str, str, str]]:
-    """The rows (metric, A, B) of a pair's table."""
-    a, b = r.a, r.b
-    n = r.n_series
-    return [
-        ("series won", f"{r.series_won}/{n} {_pct(r.series_win_rate)} {_ci(r.series_win_ci)}",
-         f"{r.series_lost}/{n} {_pct(r.series_lost / n)}"),
-        ("games won", str(r.games_won), str(r.games_lost)),
-        ("hands won", f"{r.hands_won} {_pct(r.hand_win_rate)} {_ci(r.hand_win_ci)}",
-         f"{r.hands_lost} {_pct(r.hands_lost / max(r.hands, 1))}"),
-        ("hands drawn", f"{r.hands_drawn} of {r.hands} ({r.hands_truncated} truncated)", ""),
-        ("points per hand", f"{r.points_per_hand:+.2f} {_ci(r.points_per_hand_ci, pct=False)}",
-         f"{-r.points_per_hand:+.2f}"),
-        ("knock rate", _pct(a.knock_rate), _pct(b.knock_rate)),
-        ("gin rate", _pct(a.gin_rate), _pct(b.gin_rate)),
-        ("undercuts given (per opp. knock)", f"{a.undercuts_given} {_pct(a.undercut_given_rate)}",
-         f"{b.undercuts_given} {_pct(b.undercut_given_rate)}"),
-        ("undercut suffered (per knock)",
-         f"{a.undercuts_suffered} {_pct(a.undercut_suffered_rate)}",
-         f"{b.undercuts_suffered} {_pct(b.undercut_suffered_rate)}"),
-        ("mean deadwood at knock", f"{a.mean_deadwood_at_knock:.2f}",
-         f"{b.mean_deadwood_at_knock:.2f}"),
-        ("mean hands per series", f"{r.mean_hands_per_series:.2f}", ""),
-        ("speed", f"{r.series_per_second:.1f} series/s ({r.seconds:.1f} s)", ""),
-    ]  # fmt: skip
-
-
-RESULTS_HEADER = [
-    "opponent",
-    "series",
-    "series won [95% CI]",
-    "hand win % [95% CI]",
-    "points per hand [95% CI]",
-    "gin rate",
-    "undercut rate",
-    "undercut suffered",
-]
-
-
-def results_row(r: EvalResult) -> list[str]:
-    """One row of the results table: A's figures against B (rates per hand, per knock)."""
-    a = r.a
-    return [
-        r.name_b,
-        str(r.n_series),
-        f"{_pct(r.series_win_rate)} {_ci(r.series_win_ci)}",
-        f"{_pct(r.hand_win_rate)} {_ci(r.hand_win_ci)}",
-        f"{r.points_per_hand:+.2f} {_ci(r.points_per_hand_ci, pct=False)}",
-        _pct(a.gin_rate),
-        _pct(a.undercut_given_rate),
-        _pct(a.undercut_suffered_rate),
-    ]
-
-
-def markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    """A GitHub markdown table."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def league_tables(res: LeagueResult) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) of the league's tables: ratings, then the three matrices."""
-    tables = []
-    order = sorted(range(len(res.names)), key=lambda i: -res.ratings[i].rating)
-    rows = []
-    for rank, i in enumerate(order):
-        r = res.ratings[i]
-        gap = ""
-        if rank + 1 < len(order):
-            value, lo, hi = res.rating_gaps[i][order[rank + 1]]
-            gap = f"{value:+.0f} [{lo:+.0f}, {hi:+.0f}] over {res.names[order[rank + 1]]}"
-        rows.append([r.name, f"{r.rating:+.0f}", f"[{r.ci_low:+.0f}, {r.ci_high:+.0f}]", gap])
-    per_pair = f"{res.pairs[0].n_series} series per pair"
-    tables.append((f"Ratings ({per_pair})", ["player", "rating", "95% CI", "gap, 95% CI"], rows))
-    for title, matrix, fmt in (
-        ("Series win % (row vs column)", res.series_win_rate, _pct),
-        ("Hand win % (row vs column)", res.hand_win_rate, _pct),
-        ("Points per hand (row vs column)", res.points_per_hand, lambda x: f"{x:+.2f}"),
-    ):
-        rows = [
-            [res.names[i]] + ["-" if v is None else fmt(v) for v in matrix[i]]
-            for i in range(len(res.names))
-        ]
-        tables.append((title, ["", *res.names], rows))
-    return tables
-
-
-def print_table(title: str, header: list[str], rows: list[list[str]] | list[tuple]) -> None:
-    """Print a table with rich when it is installed, else as aligned plain text."""
-    try:
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:  # pragma: no cover - rich is a dependency
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-        print(title)
-        for row in [header, *rows]:
-            print("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)))
-        return
-    table = Table(title=title)
-    for h in header:
-        table.add_column(h)
-    for row in rows:
-        table.add_row(*[str(x) for x in row])
-    Console().print(table)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,19 +1,42 @@
-"""Policies (rule bots, trained models) and their evaluation.
+"""Policies (rule bots, trained models), their evaluation, and training.
 
 Importing this package registers the bots with the environments' policy registry
-(``hgin_env.envs.policy``): ``random``, ``simple``, ``expert``, and every shipped model
-``models/<name>/model.zip`` under its directory name. ``load_policy`` also accepts a
-model path.
+(``hgin_env.envs.policy``): ``simple``, ``expert`` (``random`` is built in), and every
+shipped model ``models/<name>/model.zip`` under its directory name. Registration is
+explicit: the environments never import this package; the CLIs, the evaluator and the
+trainer do. ``load_policy`` also accepts a model path.
+
+Importing a bot needs numpy only: the evaluator (``agents.evaluation``: tqdm), the
+trainer (``agents.training``: torch, SB3) and the model players load on first use.
+
+The import name ``agents`` is also used by another popular package (the OpenAI Agents
+SDK). Installed in one environment, one shadows the other; the CLIs check for the
+``HOLLYWOOD_GIN`` marker below and say so clearly.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from agents.bots import ExpertBot, SimpleBot
-from agents.evaluation import EvalResult, LeagueResult, PlayerStats, Rating, evaluate, league
 from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
 from hgin_env.envs.policy import RandomPolicy, register_policy
 
+#: marks this ``agents`` package as hollywood-gin's (the CLIs check it)
+HOLLYWOOD_GIN = True
+
 BOTS = {"random": RandomPolicy, "simple": SimpleBot, "expert": ExpertBot}
+
+#: loaded on first use, so that importing a bot loads neither tqdm nor torch
+_LAZY = {
+    "EvalResult": "agents.evaluation",
+    "LeagueResult": "agents.evaluation",
+    "PlayerStats": "agents.evaluation",
+    "Rating": "agents.evaluation",
+    "evaluate": "agents.evaluation",
+    "league": "agents.evaluation",
+}
 
 
 def _register() -> None:
@@ -25,20 +48,22 @@ def _register() -> None:
             register_policy(name, lambda seed, path=path: ModelPolicy(path))
 
 
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
 _register()
 
 __all__ = [
     "BOTS",
-    "EvalResult",
+    "HOLLYWOOD_GIN",
     "ExpertBot",
-    "LeagueResult",
     "ModelPolicy",
-    "PlayerStats",
     "PolicyLoadError",
-    "Rating",
     "RandomPolicy",
     "SimpleBot",
-    "evaluate",
-    "league",
     "load_policy",
+    *_LAZY,
 ]

@@ -131,7 +131,7 @@ class ModelPolicy:
         self.model = load_model(self.path)
         stem = self.path.parent.name if self.path.name == MODEL_FILE else self.path.stem
         self.name = name or stem
-        from agents.training.torch_policy import TorchPolicy
+        from agents.torch_policy import TorchPolicy
 
         self.model.policy.set_training_mode(False)
         self._actor = TorchPolicy(self.model.policy, deterministic=True, name=self.name)

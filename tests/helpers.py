@@ -18,6 +18,30 @@ from hgin_env.engine.series import SeriesEngine, SeriesStep
 #: the seats used by ``deal`` unless told otherwise: seat 0 deals, seat 1 plays first
 DEALER, NON_DEALER = 0, 1
 
+#: non-dealer's hand: runs AC-3C, 4D-6D, 7H-9H and KS; deadwood 10
+RUNS_AND_KS = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
+#: a dealer hand with one run (5S-7S) and 47 deadwood that touches nothing above
+LOOSE = "JH 4C 5S 6S 7S 9C 9D 2H 3H KD"
+#: the dealer's hand for swapping: JD is the card it passes on
+SWAP_DEALER = "JD 4C 5S 6S 7S 9C 9D 2H 3H KD"
+
+
+def swap_actions(turns: int) -> list[str]:
+    """Actions for ``turns`` turns that pass QH (the upcard), KS and JD back and forth.
+
+    Each turn takes the top discard and discards the card taken the turn before, so no
+    turn rediscards its own take and the stock is never touched.
+    """
+    return (["take", "KS", "take", "JD", "take", "QH"] * turns)[: 2 * turns]
+
+
+def draw_discard(stock: list[str], count: int, start: int = 0) -> list[str]:
+    """Actions for ``count`` turns that each draw the stock's top card and discard it."""
+    actions = []
+    for card in stock[start : start + count]:
+        actions += ["draw", f"discard {card}"]
+    return actions
+
 
 def make_deck(non_dealer: str, dealer: str, upcard: str, stock: str = "") -> np.ndarray:
     """Build a deck order (``int8[52]``) from card strings.
@@ -199,3 +223,37 @@ def assert_plays_legally(policy, env, steps: int) -> None:
         actions = policy.act(obs, masks)
         assert masks[rows, actions].all()
         obs, _, _, _ = env.step(actions)
+
+
+# ------------------------------------------------------------------ evaluation JSON
+PAIR_KEYS = {
+    "name_a", "name_b", "seed", "duplicate", "rules", "n_series", "deal_sequences",
+    "series_won", "series_lost", "series_unfinished", "series_win_rate", "series_win_ci",
+    "games_won", "games_lost", "hands", "hands_won", "hands_lost", "hands_drawn",
+    "hands_truncated", "hand_win_rate", "hand_win_ci", "points_per_hand",
+    "points_per_hand_ci", "mean_hands_per_series", "a", "b", "seconds", "series_per_second",
+    "steps",
+}  # fmt: skip
+
+
+PLAYER_KEYS = {
+    "knocks", "gins", "undercuts_given", "undercuts_suffered", "knock_rate", "gin_rate",
+    "undercut_given_rate", "undercut_suffered_rate", "mean_deadwood_at_knock",
+}  # fmt: skip
+
+
+LEAGUE_KEYS = {
+    "names", "n_series", "seed", "duplicate", "pairs", "series_win_rate", "hand_win_rate",
+    "points_per_hand", "ratings", "rating_gaps", "rating_method", "seconds",
+}  # fmt: skip
+
+
+def check_pair_schema(data: dict) -> None:
+    """Assert the JSON form of one pair's result."""
+    assert set(data) == PAIR_KEYS
+    assert set(data["a"]) == PLAYER_KEYS and set(data["b"]) == PLAYER_KEYS
+    for key in ("series_win_ci", "hand_win_ci", "points_per_hand_ci"):
+        assert isinstance(data[key], list) and len(data[key]) == 2
+        assert data[key][0] <= data[key][1]
+    assert data["series_won"] + data["series_lost"] + data["series_unfinished"] == data["n_series"]
+    assert data["hands_won"] + data["hands_lost"] + data["hands_drawn"] == data["hands"]

@@ -35,11 +35,11 @@ from tqdm.auto import tqdm
 
 from agents.evaluation import evaluate
 from agents.model_policy import load_policy
+from agents.torch_policy import TorchPolicy
 from agents.training.checkpoint import TrainState, atomic_write_text, save_model, write_checkpoint
 from agents.training.config import TrainConfig
 from agents.training.hand_eval import evaluate_hands
 from agents.training.opponents import TrainingOpponents
-from agents.training.torch_policy import TorchPolicy
 from hgin_env.engine.game import Outcome
 
 _KNOCK_WINS = (Outcome.KNOCK, Outcome.GIN, Outcome.BIG_GIN)

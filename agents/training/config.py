@@ -33,7 +33,6 @@ from typing import Any, Literal
 import yaml
 
 from agents.model_policy import MODELS_DIR
-from agents.training.pretrain import PretrainConfig
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig
@@ -246,6 +245,42 @@ class CheckpointConfig:
         if self.every_steps < 0:
             raise ConfigError(f"checkpoint.every_steps must be >= 0, got {self.every_steps}")
         _positive(self, "keep")
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """What a fresh run does before PPO (see the module docstring).
+
+    Attributes:
+        init_from: a shipped model name or a MaskablePPO ``.zip`` whose network weights
+            the run starts from (``null``: a freshly initialised network).
+        teacher: a bot name or model to imitate first (``null``: no imitation).
+        samples: the agent's decisions recorded from the teacher's play.
+        epochs: passes over the recorded decisions.
+        batch_size: minibatch size of the imitation updates.
+        learning_rate: Adam step size of the imitation updates.
+        value_coef: weight of the value loss (fit to the recorded returns).
+    """
+
+    init_from: str | None = None
+    teacher: str | None = None
+    samples: int = 200_000
+    epochs: int = 3
+    batch_size: int = 1024
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("samples", "epochs", "batch_size", "learning_rate"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"pretrain.{name} must be > 0, got {getattr(self, name)}")
+        if self.value_coef < 0:
+            raise ConfigError(f"pretrain.value_coef must be >= 0, got {self.value_coef}")
+
+    @property
+    def active(self) -> bool:
+        """True when there is anything to do."""
+        return self.init_from is not None or self.teacher is not None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ The games run as one batch on the environments' ``GinCore`` in hand mode (no sco
 sheet, so the observation's Hollywood blocks are zero, exactly as in hand-mode
 training); the agent's seat alternates from game to game and the deals come from
 ``seed``, so two evaluations with the same seed play the same deals. Full Hollywood
-series are evaluated by ``agents.evaluation.evaluate``.
+series are evaluated by ``agents.evaluation.evaluate``; both count hands with the same
+``agents.evaluation.tally.MatchTally``, so every metric has one definition.
 """
 
 from __future__ import annotations
@@ -14,17 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation.tally import MatchTally
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import Outcome
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.policy import Policy
-
-_KNOCKS = (Outcome.KNOCK, Outcome.GIN, Outcome.BIG_GIN)
 
 
 @dataclass
 class HandEvalResult:
-    """The agent's results over single hands (rates are fractions of ``hands``).
+    """The agent's results over single hands (rates as defined in ``agents.evaluation.tally``).
 
     Attributes:
         hands: hands played.
@@ -76,8 +75,7 @@ def evaluate_hands(
         raise ValueError(f"n_hands must be >= 1, got {n_hands}")
     core = GinCore(n_hands, opponent, {"mode": "hand", "agent_seat": "alternate"}, rules, seed)
     core.reset()
-    score = np.zeros(n_hands, np.int64)
-    outcome = np.zeros(n_hands, np.int64)
+    tally = MatchTally.zeros(core.agent_seat)  # one row per game, A = the agent
     decisions = np.zeros(n_hands, np.int64)
     actions = np.zeros(n_hands, np.int64)
     while core.awaiting.any():
@@ -85,23 +83,18 @@ def evaluate_hands(
         actions[:] = 0
         actions[rows] = policy.act(core.observe(rows), core.action_masks()[rows])
         decisions[rows] += 1
-        result = core.step(actions)
-        ended = result.hands_ended > 0
-        score[ended] = result.hand_score[ended]
-        outcome[ended] = result.outcome[ended]
-    won, lost = score > 0, score < 0
-    knocked = (won & np.isin(outcome, _KNOCKS)) | (lost & (outcome == Outcome.UNDERCUT))
-    gin = won & ((outcome == Outcome.GIN) | (outcome == Outcome.BIG_GIN))
-    undercut = lost & (outcome == Outcome.UNDERCUT)
+        ended = np.flatnonzero(core.step(actions).hands_ended > 0)
+        tally.add_hands(ended, core.engine.state.rows(ended))  # hand mode: no autoreset
+    agent = tally.player("a")
     n = float(n_hands)
     return HandEvalResult(
         hands=n_hands,
-        hand_win_rate=won.sum() / n,
-        hand_loss_rate=lost.sum() / n,
-        draw_rate=(~won & ~lost).sum() / n,
-        points_per_hand=score.sum() / n,
-        gin_rate=gin.sum() / n,
-        knock_rate=knocked.sum() / n,
-        undercut_rate=undercut.sum() / knocked.sum() if knocked.any() else 0.0,
+        hand_win_rate=tally.a_won.sum() / n,
+        hand_loss_rate=tally.b_won.sum() / n,
+        draw_rate=tally.drawn.sum() / n,
+        points_per_hand=(tally.a_points - tally.b_points).sum() / n,
+        gin_rate=agent.gin_rate,
+        knock_rate=agent.knock_rate,
+        undercut_rate=agent.undercut_suffered_rate,
         decisions_per_hand=decisions.sum() / n,
     )

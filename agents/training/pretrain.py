@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.training.config import PretrainConfig
 from agents.training.schema import ConfigError
 from hgin_env.envs.observation import plain_observations
 
@@ -38,42 +39,6 @@ PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value."
 
 def _privileged(name: str) -> bool:
     return any(f".{part}" in f".{name}" for part in PRIVILEGED_CRITIC_PARAMS)
-
-
-@dataclass(frozen=True)
-class PretrainConfig:
-    """What a fresh run does before PPO (see the module docstring).
-
-    Attributes:
-        init_from: a shipped model name or a MaskablePPO ``.zip`` whose network weights
-            the run starts from (``null``: a freshly initialised network).
-        teacher: a bot name or model to imitate first (``null``: no imitation).
-        samples: the agent's decisions recorded from the teacher's play.
-        epochs: passes over the recorded decisions.
-        batch_size: minibatch size of the imitation updates.
-        learning_rate: Adam step size of the imitation updates.
-        value_coef: weight of the value loss (fit to the recorded returns).
-    """
-
-    init_from: str | None = None
-    teacher: str | None = None
-    samples: int = 200_000
-    epochs: int = 3
-    batch_size: int = 1024
-    learning_rate: float = 1e-3
-    value_coef: float = 0.5
-
-    def __post_init__(self) -> None:
-        for name in ("samples", "epochs", "batch_size", "learning_rate"):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"pretrain.{name} must be > 0, got {getattr(self, name)}")
-        if self.value_coef < 0:
-            raise ConfigError(f"pretrain.value_coef must be >= 0, got {self.value_coef}")
-
-    @property
-    def active(self) -> bool:
-        """True when there is anything to do."""
-        return self.init_from is not None or self.teacher is not None
 
 
 def copy_weights(model: Any, source: str) -> None:

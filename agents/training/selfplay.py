@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.model_policy import load_model
+from agents.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import save_model
 from agents.training.config import SelfPlayConfig
-from agents.training.torch_policy import TorchPolicy, frozen_copy, load_snapshot
 
 
 @dataclass
@@ -124,3 +125,12 @@ class SnapshotPool:
             for k, i in enumerate(by_age):
                 weights[i] = self.config.decay**k
         return weights / weights.sum()
+
+
+def load_snapshot(path: str | Path) -> Any:
+    """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
+
+    Raises:
+        agents.model_policy.PolicyLoadError: a missing, corrupt or mismatched file.
+    """
+    return frozen_copy(load_model(path).policy)

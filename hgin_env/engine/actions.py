@@ -33,8 +33,12 @@ TAKE = 105
 PASS = 106
 
 
-def action_text(action: int) -> str:
-    """Describe an action id in words: ``"discard 7H"``, ``"knock 7H"``, ``"draw"``..."""
+def action_text(action: int | np.integer) -> str:
+    """Describe an action id in words: ``"discard 7H"``, ``"knock 7H"``, ``"draw"``...
+
+    >>> action_text(6), action_text(KNOCK + 6), action_text(DRAW)
+    ('discard 7C', 'knock 7C', 'draw')
+    """
     action = int(action)
     if 0 <= action < KNOCK:
         return f"discard {card_text(action)}"
@@ -71,8 +75,10 @@ def illegal_action_message(
     'illegal action 106 (pass) in phase DRAW; legal actions: 104 (draw), 105 (take)'
     """
     legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(legal_mask))
-    is_id = isinstance(action, int | np.integer) and not isinstance(action, bool)
-    shown = f"{int(action)} ({action_text(int(action))})" if is_id else repr(action)
+    if isinstance(action, int | np.integer) and not isinstance(action, bool):
+        shown = f"{int(action)} ({action_text(action)})"
+    else:
+        shown = repr(action)
     for_seat = "" if seat is None else f" for seat {seat}"
     return f"{who}illegal action {shown} in phase {phase}{for_seat}; legal actions: {legal}"
 

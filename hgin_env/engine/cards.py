@@ -7,6 +7,8 @@ order clubs, diamonds, hearts, spades (RULES.md section 1). A set of cards is a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 N_CARDS = 52
@@ -28,6 +30,9 @@ CARD_VALUE = RANK_VALUE[CARD_RANK]
 def card_id(text: str) -> int:
     """Return the id of one card written as rank then suit (``"7D"``, ``"th"``).
 
+    >>> card_id("2D"), card_id("ks")
+    (14, 51)
+
     Raises:
         ValueError: if the token is not a card; the message names the token.
     """
@@ -43,7 +48,7 @@ def card_id(text: str) -> int:
     return suit * N_RANKS + rank
 
 
-def card_text(card: int) -> str:
+def card_text(card: int | np.integer) -> str:
     """Return the text form of a card id (``14 -> "2D"``)."""
     card = int(card)
     if not 0 <= card < N_CARDS:
@@ -69,6 +74,9 @@ def parse_card_list(text: str) -> list[int]:
 def parse_cards(text: str) -> np.ndarray:
     """Parse a card string into a ``bool[52]`` mask (``"AC 2C 3C" -> mask``).
 
+    >>> format_cards(parse_cards("3C AC 2C"))
+    'AC 2C 3C'
+
     Raises:
         ValueError: on a malformed token (named in the message) or a duplicate card.
     """
@@ -77,7 +85,7 @@ def parse_cards(text: str) -> np.ndarray:
     return mask
 
 
-def format_cards(mask: np.ndarray) -> str | list:
+def format_cards(mask: np.ndarray) -> str | list[Any]:
     """Format a ``bool[..., 52]`` mask as card text, sorted by suit then rank.
 
     A single mask gives one string; a batch gives a (nested) list of strings.

@@ -35,7 +35,7 @@ Method:
    ``D + gin_bonus``, knock ``D - K``, undercut ``-(undercut_bonus + K - D)``) and each
    hand keeps its best candidate, then the lowest ``K`` (a lexsort over the row ids).
 
-``tests/reference_knock.py`` checks all of this against a plain-Python brute force that
+``tests/engine/reference_knock.py`` checks all of this against a plain-Python brute force that
 enumerates every family of disjoint knocker melds and every sequence of layoffs.
 """
 
@@ -265,11 +265,11 @@ def _knocker_candidates(knocker: np.ndarray, limit: np.ndarray) -> _Candidates:
     total = knocker.astype(np.int64) @ CARD_VALUE
     rows, set_cards, set_value, remaining = [], [], [], []
     for sc in set_scenarios(knocker):
-        g, s = np.nonzero(sc.valid)
+        g, pick = np.nonzero(sc.valid)
         rows.append(sc.rows[g])
-        set_cards.append(sc.removed[g, s])
-        set_value.append(sc.set_value[g, s])
-        remaining.append(sc.remaining[g, s])
+        set_cards.append(sc.removed[g, pick])
+        set_value.append(sc.set_value[g, pick])
+        remaining.append(sc.remaining[g, pick])
     row = np.concatenate(rows)
     sets = np.concatenate(set_cards)
     rest = np.concatenate(remaining)
@@ -314,11 +314,11 @@ def _defender_scenarios(defender: np.ndarray) -> _DefenderScenarios:
     """Flatten the valid set scenarios of each defender hand, grouped by hand."""
     rows, set_cards, set_value, remaining = [], [], [], []
     for sc in set_scenarios(defender):
-        g, s = np.nonzero(sc.valid)
+        g, pick = np.nonzero(sc.valid)
         rows.append(sc.rows[g])
-        set_cards.append(sc.removed[g, s])
-        set_value.append(sc.set_value[g, s])
-        remaining.append(sc.remaining[g, s])
+        set_cards.append(sc.removed[g, pick])
+        set_value.append(sc.set_value[g, pick])
+        remaining.append(sc.remaining[g, pick])
     row = np.concatenate(rows)
     order = np.argsort(row, kind="stable")
     count = np.bincount(row, minlength=defender.shape[0])

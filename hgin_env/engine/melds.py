@@ -191,6 +191,10 @@ def min_deadwood(hands: np.ndarray) -> np.ndarray:
 
     Returns:
         int64[...], the minimum deadwood.
+
+    >>> from hgin_env.engine.cards import parse_cards
+    >>> int(min_deadwood(parse_cards("AC 2C 3C 4D 5D 6D 7H 8H 9H KS")))
+    10
     """
     flat, shape = _as_batch(hands)
     out = np.zeros(flat.shape[0], dtype=np.int64)
@@ -286,6 +290,13 @@ def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:
     Returns:
         ``(melds, deadwood_cards)``: melds as lists of card ids (sets first, then runs,
         each sorted), and the unmelded cards.
+
+    >>> from hgin_env.engine.cards import format_cards, parse_cards
+    >>> melds, rest = best_melds(parse_cards("7C 7D 7H AS 2S 3S 4S 9D KH QH"))
+    >>> [format_cards(np.isin(np.arange(52), m)) for m in melds]
+    ['7C 7D 7H', 'AS 2S 3S 4S']
+    >>> format_cards(np.isin(np.arange(52), rest))
+    '9D QH KH'
     """
     hand = np.asarray(hand, dtype=bool).reshape(N_CARDS)
     (sc,) = set_scenarios(hand[None])

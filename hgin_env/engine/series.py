@@ -58,7 +58,9 @@ class SeriesEngine:
         """bool[N]: series that have ended."""
         return self.sheets.finished
 
-    def reset(self, mask: np.ndarray | None = None, first_dealers=None) -> None:
+    def reset(
+        self, mask: np.ndarray | None = None, first_dealers: int | np.ndarray | None = None
+    ) -> None:
         """Start a new series in the selected games (default: all).
 
         Args:

@@ -29,10 +29,25 @@ MODES: tuple[Mode, ...] = ("hand", "series")
 class Table(Protocol):
     """N games whose episodes are single hands or whole series (see the module docstring)."""
 
-    n: int
-    rules: RulesConfig
-    engine: GinEngine
-    sheets: ScoreSheets | None
+    @property
+    def n(self) -> int:
+        """Number of games."""
+        ...
+
+    @property
+    def rules(self) -> RulesConfig:
+        """The rules options."""
+        ...
+
+    @property
+    def engine(self) -> GinEngine:
+        """The ``GinEngine`` of the N games."""
+        ...
+
+    @property
+    def sheets(self) -> ScoreSheets | None:
+        """The score sheets (series mode), or None (hand mode)."""
+        ...
 
     @property
     def finished(self) -> np.ndarray:
@@ -82,7 +97,7 @@ class HandTable:
 
 def make_table(
     mode: str, n: int, rules: RulesConfig | None = None, seed: SeedLike = None
-) -> HandTable | SeriesEngine:
+) -> Table:
     """The table of ``n`` games for an episode mode (``"hand"`` or ``"series"``).
 
     Raises:

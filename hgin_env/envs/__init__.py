@@ -1,10 +1,12 @@
 """Environment adapters over the engine: Gymnasium, Stable-Baselines3 and PettingZoo.
 
-Importing this package registers ``HollywoodGin-v0`` with Gymnasium
-(``gymnasium.make("HollywoodGin-v0", opponent=..., mode=..., rules=...)``; also
-``gymnasium.make_vec("HollywoodGin-v0", num_envs=N)``, which builds the batched
-``HollywoodGinVectorEnv``). The adapters are imported lazily, so importing this package
-does not import torch or Stable-Baselines3:
+``HollywoodGin-v0`` is registered with Gymnasium by ``register_envs()``, which runs
+when any adapter module is imported, and when this package is imported while Gymnasium
+already is; ``gymnasium.make("hgin_env:HollywoodGin-v0", opponent=..., mode=...)``
+always works (Gymnasium imports the module named before the colon). Also
+``gymnasium.make_vec(...)``, which builds the batched ``HollywoodGinVectorEnv``.
+Everything is imported lazily: importing this package, the observation encoder, the
+text rendering or the policy protocol needs numpy only (no Gymnasium, torch or SB3):
 
 - ``HollywoodGinEnv`` (``gym_env``): single-agent Gymnasium env;
 - ``HollywoodGinVecEnv`` (``sb3_vec_env``): batched SB3 ``VecEnv`` over one engine;
@@ -18,9 +20,8 @@ does not import torch or Stable-Baselines3:
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
-
-import gymnasium
 
 ENV_ID = "HollywoodGin-v0"
 
@@ -48,7 +49,9 @@ __all__ = ["ENV_ID", "register_envs", *_LAZY]
 
 
 def register_envs() -> None:
-    """Register ``HollywoodGin-v0`` with Gymnasium (idempotent)."""
+    """Register ``HollywoodGin-v0`` with Gymnasium (idempotent; imports Gymnasium)."""
+    import gymnasium
+
     if ENV_ID not in gymnasium.registry:
         gymnasium.register(
             id=ENV_ID,
@@ -63,4 +66,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'hgin_env.envs' has no attribute {name!r}")
 
 
-register_envs()
+if "gymnasium" in sys.modules:  # registering costs nothing then
+    register_envs()

@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.config import RulesConfig
+from hgin_env.envs import register_envs
 from hgin_env.envs.config import EnvConfig, make_env_config
 from hgin_env.envs.core import GinCore, StepResult
 from hgin_env.envs.observation import OBS_DIM
@@ -231,3 +232,6 @@ class HollywoodGinEnv(gym.Env):
             "agent_seat": int(core.agent_seat[0]),
             "dealer": int(core.engine.dealer[0]),
         }
+
+
+register_envs()

@@ -3,9 +3,9 @@
 A policy is any object with a batched ``act(observations, action_masks) -> actions``:
 ``observations`` float32[N, OBS_DIM], ``action_masks`` bool[N, 107], actions int[N]
 (each legal for its row). Rule bots and trained models plug in through it. Names map
-to factories in a registry; ``random`` is built in, and the ``agents`` package registers
-its bots (``simple``, ``expert``) and trained models when imported; ``resolve_policy``
-imports it on first use of an unknown name.
+to factories in a registry; ``random`` is built in. Registration is explicit: importing
+the ``agents`` package registers its bots (``simple``, ``expert``) and the shipped
+models, and nothing here imports it (imports flow one way, engine -> envs -> agents).
 
 Per-game randomness: a stochastic policy may also accept a keyword ``keys`` (uint64[N],
 one fresh key per game and decision, derived by the environments from each game's seed
@@ -20,8 +20,8 @@ the environments then pass ``None`` instead of encoding them (``RandomPolicy`` d
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
@@ -126,6 +126,8 @@ class RandomPolicy:
 
 
 PolicyFactory = Callable[[int | None], Policy]
+#: what an unknown name's error adds while the bots are not registered yet
+REGISTER_HINT = " (the bots and shipped models are registered by `import agents`)"
 _REGISTRY: dict[str, PolicyFactory] = {"random": RandomPolicy}
 
 
@@ -135,18 +137,8 @@ def register_policy(name: str, factory: PolicyFactory) -> None:
 
 
 def registered_policies() -> list[str]:
-    """The names ``resolve_policy`` accepts."""
-    _load_plugins()
+    """The names ``resolve_policy`` accepts now."""
     return sorted(_REGISTRY)
-
-
-def _load_plugins() -> None:
-    """Import the ``agents`` package (which registers its bots) if it is installed."""
-    try:
-        importlib.import_module("agents")
-    except ModuleNotFoundError as err:
-        if err.name != "agents":  # agents exists but one of its imports is missing
-            raise
 
 
 def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:
@@ -158,9 +150,8 @@ def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:
     """
     if isinstance(spec, str):
         if spec not in _REGISTRY:
-            _load_plugins()
-        if spec not in _REGISTRY:
-            raise ValueError(f"unknown policy {spec!r}; known policies: {sorted(_REGISTRY)}")
+            hint = "" if "agents" in sys.modules else REGISTER_HINT
+            raise ValueError(f"unknown policy {spec!r}; known policies: {sorted(_REGISTRY)}{hint}")
         return _REGISTRY[spec](seed)
     if not callable(getattr(spec, "act", None)):
         raise ValueError(

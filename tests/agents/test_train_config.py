@@ -16,7 +16,7 @@ from agents.training.config import (
     parse_override,
 )
 
-CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -164,6 +164,6 @@ def _dotted_fields(data: dict, prefix: str = "") -> list[str]:
 
 def test_every_config_field_is_documented() -> None:
     """README.md names every config field by its dotted path."""
-    docs = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     missing = [name for name in _dotted_fields(TrainConfig().to_dict()) if f"`{name}`" not in docs]
     assert not missing, f"fields missing from README.md: {missing}"

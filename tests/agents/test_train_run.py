@@ -22,7 +22,7 @@ from agents.training.checkpoint import CheckpointError, latest_checkpoint, list_
 from agents.training.config import build_config, load_config
 from agents.training.runner import train
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: a run of a few seconds: 8 games, 256-step rollouts, evaluation and checkpoints every 512
 TINY = {

@@ -1,7 +1,7 @@
 """Melds, deadwood and the knock mask (RULES.md sections 1, 2 and the section 5 checklist).
 
 Scenario tables use card strings; property tests compare the vectorized engine with
-the brute-force reference in ``tests/reference_melds.py``.
+the brute-force reference in ``tests/engine/reference_melds.py``.
 """
 
 from __future__ import annotations

@@ -9,11 +9,11 @@ import pytest
 from sb3_contrib import MaskablePPO
 
 from agents.mixture import MixturePolicy
+from agents.torch_policy import TorchPolicy
 from agents.training.config import SelfPlayConfig, build_config
 from agents.training.opponents import TrainingOpponents
 from agents.training.runner import make_env
 from agents.training.selfplay import SnapshotPool
-from agents.training.torch_policy import TorchPolicy
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM
 

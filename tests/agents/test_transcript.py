@@ -18,7 +18,7 @@ from hgin_env.engine.game import Outcome
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.replay import ReplayError, read_transcript, replay_hand
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

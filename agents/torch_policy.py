@@ -4,13 +4,12 @@
 policy MLP, action logits), masks illegal actions and picks the most likely action or
 samples one (Gumbel-max with its own seeded numpy stream). It is how the trainer
 evaluates the live model and how frozen self-play snapshots play. ``frozen_copy`` takes
-a snapshot of a model's network in memory; ``load_snapshot`` reads one from a ``.zip``.
+a snapshot of a model's network in memory.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -86,14 +85,3 @@ def frozen_copy(network: Any) -> Any:
     for p in clone.parameters():
         p.requires_grad_(False)
     return clone
-
-
-def load_snapshot(path: str | Path) -> Any:
-    """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
-
-    Raises:
-        agents.model_policy.PolicyLoadError: a missing, corrupt or mismatched file.
-    """
-    from agents.model_policy import load_model
-
-    return frozen_copy(load_model(path).policy)

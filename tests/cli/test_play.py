@@ -18,7 +18,7 @@ from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.game import Phase
 from hgin_env.replay import replay_hand
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 3
 
 

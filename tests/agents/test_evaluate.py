@@ -1,43 +1,23 @@
-"""The evaluator: reproducible results, consistent counts, duplicate mode, league, CLI, errors."""
+"""The evaluator: reproducible results, consistent counts, duplicate mode, league, errors."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import LEAGUE_KEYS, check_pair_schema
 
 import agents.model_policy as model_policy
-import evaluate as cli
 from agents import EvalResult, PolicyLoadError, evaluate, league, load_policy
 from agents.evaluation import bradley_terry, seating, wilson_interval
 from hgin_env.engine import DRAW, KNOCK, N_ACTIONS, PASS, RulesConfig
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.envs.observation import OBS_DIM, decode_observations
 
-ROOT = Path(__file__).resolve().parent.parent
-
-PAIR_KEYS = {
-    "name_a", "name_b", "seed", "duplicate", "rules", "n_series", "deal_sequences",
-    "series_won", "series_lost", "series_unfinished", "series_win_rate", "series_win_ci",
-    "games_won", "games_lost", "hands", "hands_won", "hands_lost", "hands_drawn",
-    "hands_truncated", "hand_win_rate", "hand_win_ci", "points_per_hand",
-    "points_per_hand_ci", "mean_hands_per_series", "a", "b", "seconds", "series_per_second",
-    "steps",
-}  # fmt: skip
-PLAYER_KEYS = {
-    "knocks", "gins", "undercuts_given", "undercuts_suffered", "knock_rate", "gin_rate",
-    "undercut_given_rate", "undercut_suffered_rate", "mean_deadwood_at_knock",
-}  # fmt: skip
-LEAGUE_KEYS = {
-    "names", "n_series", "seed", "duplicate", "pairs", "series_win_rate", "hand_win_rate",
-    "points_per_hand", "ratings", "rating_gaps", "rating_method", "seconds",
-}  # fmt: skip
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class GreedyPolicy:
@@ -55,17 +35,6 @@ class GreedyPolicy:
         pickup = np.where(action_masks[:, PASS], PASS, DRAW)
         out = np.where(discard.any(axis=1), best_discard, pickup)
         return np.where(knock.any(axis=1), KNOCK + best_knock, out)
-
-
-def check_pair_schema(data: dict) -> None:
-    """Assert the JSON form of one pair's result."""
-    assert set(data) == PAIR_KEYS
-    assert set(data["a"]) == PLAYER_KEYS and set(data["b"]) == PLAYER_KEYS
-    for key in ("series_win_ci", "hand_win_ci", "points_per_hand_ci"):
-        assert isinstance(data[key], list) and len(data[key]) == 2
-        assert data[key][0] <= data[key][1]
-    assert data["series_won"] + data["series_lost"] + data["series_unfinished"] == data["n_series"]
-    assert data["hands_won"] + data["hands_lost"] + data["hands_drawn"] == data["hands"]
 
 
 def test_same_seed_gives_identical_results():
@@ -146,72 +115,6 @@ def test_league_matrix_and_ratings():
     assert gap == simple_rating - random_rating and 0 < low <= gap <= high
     assert res.rating_gaps[0][1][0] == -gap and res.rating_gaps[0][0] is None
     assert set(res.to_dict()) == LEAGUE_KEYS
-
-
-def test_cli_pair_writes_json(tmp_path, capsys):
-    """``evaluate.py A B --json`` prints a table and writes the pair's JSON schema."""
-    out = tmp_path / "pair.json"
-    code = cli.main(["simple", "random", "--series", "3", "--seed", "1", "--json", str(out)])
-    assert code == 0
-    assert "series won" in capsys.readouterr().out
-    data = json.loads(out.read_text())
-    check_pair_schema(data)
-    assert data["name_a"] == "simple" and data["n_series"] == 3
-
-
-def test_cli_league_writes_json(tmp_path, capsys):
-    """``evaluate.py --league`` prints ratings and matrices and writes the league JSON schema."""
-    out = tmp_path / "league.json"
-    args = ["--league", "random", "simple", "expert", "--series", "2", "--json", str(out)]
-    assert cli.main([*args, "--duplicate", "--no-progress"]) == 0
-    assert "Ratings" in capsys.readouterr().out
-    data = json.loads(out.read_text())
-    assert set(data) == LEAGUE_KEYS
-    assert len(data["pairs"]) == 3
-    for pair in data["pairs"]:
-        check_pair_schema(pair)
-        assert pair["n_series"] == 4
-    assert [len(row) for row in data["series_win_rate"]] == [3, 3, 3]
-    assert {r["name"] for r in data["ratings"]} == {"random", "simple", "expert"}
-    assert set(data["ratings"][0]) == {"name", "rating", "ci_low", "ci_high"}
-
-
-def test_cli_against_prints_the_results_table(tmp_path, capsys):
-    """``evaluate.py A --against B C`` plays A against each and prints one markdown table."""
-    out = tmp_path / "against.json"
-    args = ["simple", "--against", "random", "expert", "--series", "3", "--seed", "2"]
-    assert cli.main([*args, "--no-progress", "--json", str(out)]) == 0
-    printed = capsys.readouterr().out
-    table = [line for line in printed.splitlines() if line.startswith("| ")]
-    assert table[0].startswith("| opponent | series | series won")
-    assert [row.split(" | ")[0] for row in table[1:]] == ["| random", "| expert"]
-    data = json.loads(out.read_text())
-    assert data["agent"] == "simple" and data["seed"] == 2
-    assert list(data["results"]) == ["random", "expert"]
-    for pair in data["results"].values():
-        check_pair_schema(pair)
-    # the table's series figure is the JSON's
-    rate = data["results"]["random"]["series_win_rate"]
-    assert f"| random | 3 | {100 * rate:.1f}%" in printed
-
-
-def test_cli_against_needs_exactly_one_policy(capsys):
-    """``--against`` with two policies fails with a usage message."""
-    with pytest.raises(SystemExit):
-        cli.main(["simple", "random", "--against", "expert"])
-    assert "exactly one policy" in capsys.readouterr().err
-
-
-def test_cli_rejects_a_bad_name_with_a_clear_message():
-    """An unknown policy name exits with status 2 and a one-line error listing the bots."""
-    proc = subprocess.run(
-        [sys.executable, "evaluate.py", "simple", "no-such-bot", "--series", "2"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1
-    assert "unknown policy 'no-such-bot'" in lines[0] and "simple" in lines[0]
 
 
 def test_bad_model_paths_give_clear_errors(tmp_path):

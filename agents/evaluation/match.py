@@ -1,0 +1,314 @@
+"""The match driver: policies A and B play full Hollywood series, all series in one batch.
+
+``evaluate(A, B, n_series, seed)`` plays ``n_series`` Hollywood series (docs/rules.md §4)
+at once on one ``SeriesEngine``. At each step the games where A's seat is to act get one
+batched ``A.act`` call on their encoded observations, the others one ``B.act`` call; only
+the games whose series is still running are encoded. A sits in seat 0 in half of the
+series and the first dealer is balanced too (series ``i``: A in seat ``i % 2``, first
+dealer ``(i // 2) % 2``). With ``duplicate=True`` every deal sequence (the series' seed,
+hence the decks of its hands one after another) is played twice, the second time with the
+seats swapped, so luck of the cards cancels out; ``2 * n_series`` series are then played.
+
+Determinism: series ``i`` depends on its deal seed alone. A policy that takes per-game
+``keys`` (``hgin_env.envs.policy``) gets, in every series, keys hashed from the series'
+seed and that side's decision counter; so a series plays the same whether the match runs
+in one batch or split into shards (``play_series`` on a slice of the ``MatchPlan``, then
+``MatchTally.concat``), which is what makes a sharded evaluation equal a local one.
+
+A series still running after ``max_hands_per_series`` hands (a policy that never knocks)
+is abandoned: it counts as unfinished, won by neither player.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from agents.evaluation.results import EvalResult
+from agents.evaluation.stats import clustered_rate_interval, mean_interval
+from agents.evaluation.tally import MatchTally
+from agents.model_policy import load_policy
+from agents.transcript import TranscriptRecorder
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import hash_stream
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import Policy, accepts_keys
+
+#: by default a series is abandoned (counted unfinished) after this many hands, so that
+#: policies that never knock cannot stall an evaluation
+MAX_HANDS_PER_SERIES = 1000
+#: salts of the per-series decision keys of A and B
+KEY_SALTS = (201, 202)
+
+PolicyLike = str | Policy
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """Which series a match plays: one entry per series.
+
+    Attributes:
+        deal_seeds: uint64[S], each series' seed (its decks and dealers).
+        a_seat: int8[S], A's seat.
+        first_dealer: int8[S], the seat dealing the series' first hand.
+        cluster: int64[S], the deal sequence (duplicate mode plays each twice).
+    """
+
+    deal_seeds: np.ndarray
+    a_seat: np.ndarray
+    first_dealer: np.ndarray
+    cluster: np.ndarray
+
+    @classmethod
+    def make(cls, n_series: int, seed: int, duplicate: bool = False) -> MatchPlan:
+        """The plan of ``evaluate(..., n_series, seed, duplicate)``."""
+        seeds = np.random.SeedSequence([seed, 0]).generate_state(n_series, np.uint64)
+        a_seat, first_dealer, cluster = seating(n_series, duplicate)
+        return cls(seeds[cluster], a_seat, first_dealer, cluster)
+
+    def __len__(self) -> int:
+        return int(self.a_seat.size)
+
+    def shard(self, start: int, stop: int) -> MatchPlan:
+        """The series ``start:stop`` of the plan."""
+        part = slice(start, stop)
+        return MatchPlan(
+            self.deal_seeds[part], self.a_seat[part], self.first_dealer[part], self.cluster[part]
+        )
+
+
+def policy_name(spec: PolicyLike, policy: Policy) -> str:
+    """A display name: the spec string, else the policy's ``name``, else its class name."""
+    if isinstance(spec, str):
+        return spec
+    return str(getattr(policy, "name", type(policy).__name__))
+
+
+def seating(n_series: int, duplicate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seats and first dealers of the series of one evaluation.
+
+    Series ``i < n_series`` plays deal sequence ``i`` with A in seat ``i % 2`` and first
+    dealer ``(i // 2) % 2``; in duplicate mode series ``n_series + i`` replays deal
+    sequence ``i`` with the same first dealer and A in the other seat.
+
+    Returns:
+        ``(a_seat, first_dealer, deal)``: ``int8``, ``int8`` and ``int64`` arrays, one
+        entry per series.
+    """
+    deal = np.arange(n_series)
+    a_seat = (deal % 2).astype(np.int8)
+    first_dealer = ((deal // 2) % 2).astype(np.int8)
+    if duplicate:
+        return (
+            np.concatenate([a_seat, 1 - a_seat]).astype(np.int8),
+            np.concatenate([first_dealer, first_dealer]),
+            np.concatenate([deal, deal]),
+        )
+    return a_seat, first_dealer, deal
+
+
+def sub_seed(seed: int, stream: int) -> int:
+    """A 63-bit seed derived from ``(seed, stream)``."""
+    return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def prepare(spec: PolicyLike, seed: int) -> Policy:
+    """Resolve a spec, and restart a policy object's random stream when it has one."""
+    policy = load_policy(spec, seed)
+    reseed = getattr(policy, "seed", None)
+    if callable(reseed):
+        reseed(seed)
+    return policy
+
+
+def play_series(
+    a: Policy,
+    b: Policy,
+    plan: MatchPlan,
+    rules: RulesConfig | None = None,
+    max_hands_per_series: int = MAX_HANDS_PER_SERIES,
+    progress: bool = False,
+    desc: str = "",
+    recorder: TranscriptRecorder | None = None,
+    names: tuple[str, str] = ("A", "B"),
+    seed: int = 0,
+) -> tuple[MatchTally, int]:
+    """Play the series of ``plan``, A against B, in one batch; return the raw tally.
+
+    Args:
+        a: A's policy.
+        b: B's policy.
+        plan: the series to play.
+        rules: rules options (default ``RulesConfig()``).
+        max_hands_per_series: abandon a series after this many hands.
+        progress: show a tqdm bar of finished series.
+        desc: the bar's label.
+        recorder: an optional transcript recorder (first hands of a few series).
+        names: A's and B's names (for the recorder).
+        seed: the evaluation seed (for the recorder).
+
+    Returns:
+        ``(tally, steps)``: the per-series counts and the batched engine steps taken.
+    """
+    n = len(plan)
+    series = SeriesEngine(n, rules or RulesConfig(), seed=plan.deal_seeds)
+    series.reset(first_dealers=plan.first_dealer)
+    if recorder is not None:
+        recorder.begin(series, names, plan.a_seat, {"seed": seed})
+    tally = MatchTally.zeros(plan.a_seat, plan.cluster)
+    sides = [
+        (a, accepts_keys(a), np.zeros(n, np.int64)),
+        (b, accepts_keys(b), np.zeros(n, np.int64)),
+    ]
+    running = np.ones(n, dtype=bool)
+    actions = np.zeros(n, dtype=np.int64)
+    steps = 0
+    with tqdm(total=n, disable=not progress, unit="series", desc=desc) as bar:
+        while running.any():
+            game = series.engine
+            masks = game.legal_action_mask()
+            live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
+            actions[live] = masks[live].argmax(axis=1)
+            rows = np.flatnonzero(running)
+            seat = game.current_player[rows].astype(np.int64)
+            is_a = seat == plan.a_seat[rows]
+            for (policy, keyed, moves), pick, salt in zip(
+                sides, (is_a, ~is_a), KEY_SALTS, strict=True
+            ):
+                sel = rows[pick]
+                if not sel.size:
+                    continue
+                obs = encode_observations(game, seat[pick], series.sheets, sel)
+                if keyed:
+                    keys = hash_stream(plan.deal_seeds[sel], moves[sel], salt)
+                    actions[sel] = policy.act(obs, masks[sel], keys=keys)
+                else:
+                    actions[sel] = policy.act(obs, masks[sel])
+                moves[sel] += 1
+            if recorder is not None:
+                recorder.before_step(series, actions)
+            step = series.step(actions)
+            if recorder is not None:
+                recorder.after_step(step)
+            steps += 1
+            counted = running[step.rows]
+            tally.add_hands(step.rows[counted], step.hands.rows(counted))
+            ended = step.series_over & running
+            abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
+            running &= ~(ended | abandoned)
+            bar.update(int(ended.sum() + abandoned.sum()))
+    tally.end_series(series.sheets)
+    return tally, steps
+
+
+def summarize(tally: MatchTally, **info: Any) -> EvalResult:
+    """Turn a match's raw tally into an ``EvalResult``.
+
+    Args:
+        tally: the per-series counts (of one process, or concatenated shards).
+        **info: the ``EvalResult`` fields the tally does not hold: ``name_a``, ``name_b``,
+            ``seed``, ``duplicate``, ``rules`` (a ``RulesConfig``), ``deal_sequences``,
+            ``seconds`` and ``steps``.
+    """
+    t = tally
+    n = t.n
+    n_clusters = int(t.cluster.max()) + 1
+
+    def per_cluster(x: np.ndarray) -> np.ndarray:
+        return np.bincount(t.cluster, weights=x.astype(np.float64), minlength=n_clusters)
+
+    a_series = t.series_result > 0
+    series_rate, series_ci = clustered_rate_interval(per_cluster(a_series), per_cluster(np.ones(n)))
+    hand_rate, hand_ci = clustered_rate_interval(per_cluster(t.a_won), per_cluster(t.hands))
+    ppH, ppH_ci = mean_interval(per_cluster(t.a_points - t.b_points), per_cluster(t.hands))
+    hands = int(t.hands.sum())
+    seconds = info.pop("seconds")
+    rules = info.pop("rules")
+    return EvalResult(
+        **info,
+        rules=rules.to_dict(),
+        n_series=n,
+        series_won=int(a_series.sum()),
+        series_lost=int((t.series_result < 0).sum()),
+        series_unfinished=int((t.series_result == 0).sum()),
+        series_win_rate=series_rate,
+        series_win_ci=series_ci,
+        games_won=int(t.games_a.sum()),
+        games_lost=int(t.games_b.sum()),
+        hands=hands,
+        hands_won=int(t.a_won.sum()),
+        hands_lost=int(t.b_won.sum()),
+        hands_drawn=int(t.drawn.sum()),
+        hands_truncated=int(t.truncated.sum()),
+        hand_win_rate=hand_rate,
+        hand_win_ci=hand_ci,
+        points_per_hand=ppH,
+        points_per_hand_ci=ppH_ci,
+        mean_hands_per_series=hands / n,
+        a=t.player("a"),
+        b=t.player("b"),
+        seconds=seconds,
+        series_per_second=n / seconds if seconds > 0 else float("inf"),
+    )
+
+
+def evaluate(
+    policy_a: PolicyLike,
+    policy_b: PolicyLike,
+    n_series: int,
+    seed: int = 0,
+    rules: RulesConfig | None = None,
+    duplicate: bool = False,
+    progress: bool = True,
+    max_hands_per_series: int = MAX_HANDS_PER_SERIES,
+    name_a: str | None = None,
+    name_b: str | None = None,
+    recorder: TranscriptRecorder | None = None,
+) -> EvalResult:
+    """Play full Hollywood series of A against B, all at once, and summarise them.
+
+    Args:
+        policy_a: a policy, a bot name or a model path (see ``agents.load_policy``).
+        policy_b: the opponent, same forms.
+        n_series: deal sequences to play (series; twice as many in duplicate mode).
+        seed: the seed of the deals and of the policies' random streams; the same seed
+            gives the same result (policy objects with a ``seed`` method are reseeded).
+        rules: rules options (default ``RulesConfig()``).
+        duplicate: also play every deal sequence with the seats swapped.
+        progress: show a tqdm progress bar of finished series.
+        max_hands_per_series: abandon a series after this many hands (counted unfinished).
+        name_a: display name of A (default from the spec).
+        name_b: display name of B.
+        recorder: an optional ``agents.transcript.TranscriptRecorder`` that keeps the
+            first hand of a few series (nothing is recorded when None).
+
+    Returns:
+        The ``EvalResult``.
+
+    Raises:
+        ValueError: ``n_series < 1`` or a bad seed; ``PolicyLoadError`` (a ``ValueError``)
+            for a policy that cannot be loaded.
+    """
+    if n_series < 1:
+        raise ValueError(f"n_series must be >= 1, got {n_series}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    rules = rules or RulesConfig()
+    a = prepare(policy_a, sub_seed(seed, 1))
+    b = prepare(policy_b, sub_seed(seed, 2))
+    name_a = name_a or policy_name(policy_a, a)
+    name_b = name_b or policy_name(policy_b, b)
+    start = time.perf_counter()
+    tally, steps = play_series(
+        a, b, MatchPlan.make(n_series, seed, duplicate), rules, max_hands_per_series,
+        progress, f"{name_a} vs {name_b}", recorder, (name_a, name_b), seed,
+    )  # fmt: skip
+    return summarize(
+        tally, name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
+        deal_sequences=n_series, seconds=time.perf_counter() - start, steps=steps,
+    )  # fmt: skip

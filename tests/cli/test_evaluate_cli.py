@@ -1,0 +1,81 @@
+"""evaluate.py as a user runs it: pair, league and --against output, JSON, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import LEAGUE_KEYS, check_pair_schema
+
+import evaluate as cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cli_pair_writes_json(tmp_path, capsys):
+    """``evaluate.py A B --json`` prints a table and writes the pair's JSON schema."""
+    out = tmp_path / "pair.json"
+    code = cli.main(["simple", "random", "--series", "3", "--seed", "1", "--json", str(out)])
+    assert code == 0
+    assert "series won" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    check_pair_schema(data)
+    assert data["name_a"] == "simple" and data["n_series"] == 3
+
+
+def test_cli_league_writes_json(tmp_path, capsys):
+    """``evaluate.py --league`` prints ratings and matrices and writes the league JSON schema."""
+    out = tmp_path / "league.json"
+    args = ["--league", "random", "simple", "expert", "--series", "2", "--json", str(out)]
+    assert cli.main([*args, "--duplicate", "--no-progress"]) == 0
+    assert "Ratings" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert set(data) == LEAGUE_KEYS
+    assert len(data["pairs"]) == 3
+    for pair in data["pairs"]:
+        check_pair_schema(pair)
+        assert pair["n_series"] == 4
+    assert [len(row) for row in data["series_win_rate"]] == [3, 3, 3]
+    assert {r["name"] for r in data["ratings"]} == {"random", "simple", "expert"}
+    assert set(data["ratings"][0]) == {"name", "rating", "ci_low", "ci_high"}
+
+
+def test_cli_against_prints_the_results_table(tmp_path, capsys):
+    """``evaluate.py A --against B C`` plays A against each and prints one markdown table."""
+    out = tmp_path / "against.json"
+    args = ["simple", "--against", "random", "expert", "--series", "3", "--seed", "2"]
+    assert cli.main([*args, "--no-progress", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    table = [line for line in printed.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| opponent | series | series won")
+    assert [row.split(" | ")[0] for row in table[1:]] == ["| random", "| expert"]
+    data = json.loads(out.read_text())
+    assert data["agent"] == "simple" and data["seed"] == 2
+    assert list(data["results"]) == ["random", "expert"]
+    for pair in data["results"].values():
+        check_pair_schema(pair)
+    # the table's series figure is the JSON's
+    rate = data["results"]["random"]["series_win_rate"]
+    assert f"| random | 3 | {100 * rate:.1f}%" in printed
+
+
+def test_cli_against_needs_exactly_one_policy(capsys):
+    """``--against`` with two policies fails with a usage message."""
+    with pytest.raises(SystemExit):
+        cli.main(["simple", "random", "--against", "expert"])
+    assert "exactly one policy" in capsys.readouterr().err
+
+
+def test_cli_rejects_a_bad_name_with_a_clear_message():
+    """An unknown policy name exits with status 2 and a one-line error listing the bots."""
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", "simple", "no-such-bot", "--series", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "unknown policy 'no-such-bot'" in lines[0] and "simple" in lines[0]
