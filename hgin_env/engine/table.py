@@ -95,9 +95,7 @@ class HandTable:
         return SeriesStep(hand_over, np.zeros(self.n, bool), rows, self.engine.state.rows(rows))
 
 
-def make_table(
-    mode: str, n: int, rules: RulesConfig | None = None, seed: SeedLike = None
-) -> Table:
+def make_table(mode: str, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> Table:
     """The table of ``n`` games for an episode mode (``"hand"`` or ``"series"``).
 
     Raises:
