@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 from agents import load_policy
 from agents.web.games import PlayGame
 from agents.web.server import Defaults, create_app, main
-from agents.web.views import table_view
+from agents.web.views import table_view, you_words
 from hgin_env.engine.cards import card_id, card_text
 from hgin_env.replay import ReplayError, replay_hand
 
@@ -454,3 +454,20 @@ def test_card_tokens_are_read_as_cards() -> None:
     assert set(CARD_TOKEN.findall(" ".join(texts))) == set(texts)
     assert all(card_id(t) == c for c, t in enumerate(texts))
     assert not CARD_TOKEN.findall("You draw from the stock; Legal: take; pass")
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("You draws 7H from the stock", "You draw 7H from the stock"),
+        ("You passes on the upcard 5H", "You pass on the upcard 5H"),
+        ("You knocks, discarding 7H", "You knock, discarding 7H"),
+        ("You goes gin: 31 points to You.", "You go gin: 31 points to You."),
+        ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to You."),
+        ("Bob undercuts You: 12 points to Bob.", "Bob undercuts You: 12 points to Bob."),
+        ("Youssef draws from the stock", "Youssef draws from the stock"),
+    ],
+)
+def test_lines_about_you_are_said_to_you(line: str, said: str) -> None:
+    """The log and the headline speak to a player named You in the second person."""
+    assert you_words(line) == said

@@ -18,6 +18,7 @@ for a card by its text alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,10 +47,12 @@ PHASE_NAMES = {
     Phase.OFFER: "offer", Phase.DRAW: "draw", Phase.DISCARD: "discard", Phase.OVER: "over",
 }  # fmt: skip
 _KNOCKS = ("KNOCK", "GIN", "UNDERCUT", "BIG_GIN")
-#: the verb of ``describe_action`` as the person says it: "You draws" -> "You draw"
-_SECOND_PERSON = {
-    "passes": "pass", "takes": "take", "draws": "draw", "discards": "discard", "knocks,": "knock,",
+#: a sentence about "You" in the person's words: "You draws" -> "You draw"
+_YOU_VERBS = {
+    "passes": "pass", "takes": "take", "draws": "draw", "discards": "discard",
+    "knocks": "knock", "undercuts": "undercut", "goes": "go",
 }  # fmt: skip
+_YOU_VERB = re.compile(r"^You (" + "|".join(_YOU_VERBS) + r")\b")
 
 
 def card_list(mask: np.ndarray) -> list[str]:
@@ -74,13 +77,14 @@ def by_rank(cards: Sequence[str]) -> list[str]:
     return [card_text(c) for c in sorted(ids, key=lambda c: (CARD_RANK[c], CARD_SUIT[c]))]
 
 
+def you_words(text: str) -> str:
+    """A line of ``describe_action`` or ``result_lines`` said to a player named ``You``."""
+    return _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text)
+
+
 def action_line(engine: GinEngine, action: int, name: str, hidden_draw: bool = False) -> str:
     """``describe_action`` in the person's words when ``name`` is ``You`` ("You draw 7H")."""
-    text = describe_action(engine, action, name, hidden_draw)
-    words = text.split(" ", 2)
-    if name == "You" and len(words) > 1 and words[1] in _SECOND_PERSON:
-        words[1] = _SECOND_PERSON[words[1]]
-    return " ".join(words)
+    return you_words(describe_action(engine, action, name, hidden_draw))
 
 
 def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) -> dict[str, Any]:
@@ -209,7 +213,7 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
         else:
             row = {"role": None, **arrangement(parse_cards(result["hands"][seat])), "layoffs": []}
         layout.append({"name": names[seat], **row})
-    lines = result_lines(result, names)
+    lines = [you_words(line) for line in result_lines(result, names)]
     return {
         "hand": (record.get("info") or {}).get("hand"),
         "outcome": result["outcome"],

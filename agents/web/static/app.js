@@ -382,8 +382,8 @@ function renderPlay(view) {
   play.lastLog = view.log.length;
   $("play-title").textContent = `Hand ${view.hand_no}: ${myName} against ${view.names[1 - me]}`;
   $("play-status").textContent = view.status;
-  // the opponent's latest moves stay announced until it moves again or a hand is dealt
-  if (theirs.length || !sameHand) {
+  // the opponent's latest moves stay announced until it moves again or the hand ends
+  if (theirs.length || !sameHand || view.result) {
     $("play-announce").textContent = theirs.join(" · ");
     $("play-announce").hidden = theirs.length === 0;
   }
