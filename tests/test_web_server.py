@@ -471,3 +471,14 @@ def test_card_tokens_are_read_as_cards() -> None:
 def test_lines_about_you_are_said_to_you(line: str, said: str) -> None:
     """The log and the headline speak to a player named You in the second person."""
     assert you_words(line) == said
+
+
+def test_a_model_path_and_its_shipped_name_share_one_loaded_model(client) -> None:
+    """A .zip path plays like the shipped name it points at, and the model loads once."""
+    by_name = client.post("/api/play", json={"opponent": "ppo-cards", "seed": 2}).json()
+    path = str(ROOT / "models" / "ppo-cards" / "model.zip")
+    by_path = client.post("/api/play", json={"opponent": path, "seed": 2}).json()
+    assert by_name["names"][1] == by_path["names"][1] == "ppo-cards"
+    assert by_path["opponent"] == path
+    assert game_of(client, by_name).session.opponent is game_of(client, by_path).session.opponent
+    assert by_name["table"] == by_path["table"] and by_name["log"] == by_path["log"]

@@ -220,10 +220,13 @@ def create_app(
         except KeyError as exc:
             raise ApiError(404, exc.args[0]) from exc
 
+    def _locked(game: Table, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+        with game.lock:  # in a worker thread: a game busy with a model's move waits there
+            return view(game)
+
     async def get_play(request: Request) -> JSONResponse:
         game = _game(request, PlayGame)
-        with game.lock:
-            return JSONResponse(play_view(game))
+        return JSONResponse(await run_in_threadpool(_locked, game, play_view))
 
     async def play_move(request: Request) -> JSONResponse:
         game = _game(request, PlayGame)
@@ -280,8 +283,7 @@ def create_app(
 
     async def get_watch(request: Request) -> JSONResponse:
         game = _game(request, WatchGame)
-        with game.lock:
-            return JSONResponse(watch_view(game))
+        return JSONResponse(await run_in_threadpool(_locked, game, watch_view))
 
     async def watch_step(request: Request) -> JSONResponse:
         game = _game(request, WatchGame)
@@ -298,10 +300,9 @@ def create_app(
 
     async def get_transcript(request: Request) -> Response:
         game = _game(request, Table)
-        with game.lock:
-            if not game.records:
-                raise ApiError(400, "no hand has finished yet: nothing to save")
-            text = game.transcript_text()
+        text = await run_in_threadpool(_locked, game, Table.transcript_text)
+        if not text:
+            raise ApiError(400, "no hand has finished yet: nothing to save")
         name = f"hollywood-gin-{game.id}.jsonl"
         return Response(
             text,

@@ -346,6 +346,7 @@ function setSave(link, gameId, count) {
 const play = { view: null, lastHand: 0, lastLog: 0 };
 
 async function playRequest(method, url, body) {
+  if (document.body.dataset.busy === "1") return; // one request at a time (a double click)
   try {
     renderPlay(await api(method, url, body));
     showError("play-error", "");
@@ -357,7 +358,7 @@ async function playRequest(method, url, body) {
 }
 
 function playMove(text) {
-  if (document.body.dataset.busy === "1" || !play.view) return;
+  if (!play.view) return;
   playRequest("POST", `/api/play/${play.view.game}/move`, { move: text });
 }
 
