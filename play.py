@@ -4,6 +4,10 @@ Usage::
 
     python play.py [OPPONENT] [--seed S] [--seat 0|1] [--names YOU OPP] [--hands N]
                    [--rules knock_limit=7 gin_bonus=20] [--transcript hands.jsonl]
+    python play.py --web [--port 8000] [OPPONENT] [--seed S] ...
+
+``--web`` serves the browser table (``agents.web``) on 127.0.0.1 instead: play a series,
+watch two policies, replay a transcript; the options set the page's defaults.
 
 OPPONENT is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path or a shipped model name; the default is the first shipped model, else ``expert``.
@@ -24,34 +28,13 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from agents.model_policy import PolicyLoadError, load_policy, shipped_models  # noqa: E402
-from agents.play import GameSession, play  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
+from agents.play import GameSession, parse_rules, play  # noqa: E402
 
 
 def default_opponent() -> str:
     """The first shipped model's name, else ``expert``."""
     models = shipped_models()
     return next(iter(models)) if models else "expert"
-
-
-def parse_rules(items: list[str]) -> RulesConfig:
-    """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``)."""
-    data: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--rules expects key=value, got {item!r}")
-        low = value.strip().lower()
-        if low in ("true", "false"):
-            data[key.strip()] = low == "true"
-        elif low in ("none", "null", "off"):
-            data[key.strip()] = None
-        else:
-            try:
-                data[key.strip()] = int(value)
-            except ValueError as exc:
-                raise ValueError(f"--rules {key}: expected an integer, got {value!r}") from exc
-    return RulesConfig.from_dict(data)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -74,7 +57,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH", help="append each hand to a JSON Lines file"
     )
+    parser.add_argument("--web", action="store_true", help="serve the browser table instead")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="with --web: the port on 127.0.0.1 (0: a free one)"
+    )
     args = parser.parse_args(argv)
+    if args.web and args.hands is not None:
+        parser.error("--hands applies to the terminal game, not to --web")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be in 0..65535, got {args.port}")
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.hands is not None and args.hands < 1:
@@ -90,6 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run the game; return the exit status."""
     args = parse_args(argv)
     opponent = args.opponent or default_opponent()
+    if args.web:
+        try:
+            from agents.web.server import run_table
+        except ModuleNotFoundError as exc:
+            print(f"error: --web needs {exc.name}: pip install -e '.[web]'", file=sys.stderr)
+            return 2
+        web = (args.port, args.seed, args.seat, tuple(args.names), args.rules, args.transcript)
+        return run_table(opponent, *web)
     try:
         policy = load_policy(opponent, args.seed)
     except PolicyLoadError as exc:

@@ -38,6 +38,35 @@ from hgin_env.replay import describe_action, hand_record, result_lines
 COMMANDS = "draw, take, pass, a card to discard (7H), knock 7H; help, show, quit"
 
 
+class MoveError(ValueError):
+    """A move that is not read or not legal; the message is what the player is told."""
+
+
+def parse_rules(items: list[str]) -> RulesConfig:
+    """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``).
+
+    Raises:
+        ValueError: an item that is not ``key=value``, a value of the wrong kind, or an
+            unknown or out-of-range field (``RulesConfig``'s message).
+    """
+    data: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--rules expects key=value, got {item!r}")
+        low = value.strip().lower()
+        if low in ("true", "false"):
+            data[key.strip()] = low == "true"
+        elif low in ("none", "null", "off"):
+            data[key.strip()] = None
+        else:
+            try:
+                data[key.strip()] = int(value)
+            except ValueError as exc:
+                raise ValueError(f"--rules {key}: expected an integer, got {value!r}") from exc
+    return RulesConfig.from_dict(data)
+
+
 def input_text(action: int) -> str:
     """What a person types for an action: ``"7H"``, ``"knock 7H"``, ``"draw"``..."""
     action = int(action)
@@ -167,6 +196,20 @@ class GameSession:
             words.append("knock with one of " + " ".join(knocks))
         return "Legal: " + "; ".join(words)
 
+    def read_move(self, text: str) -> int:
+        """The action id of a typed move (``7H``, ``knock 7H``, ``draw``...) if it is legal now.
+
+        Raises:
+            MoveError: ``Not a move: ...`` or ``Illegal move: ...``, then the legal moves.
+        """
+        try:
+            action = parse_action(text)
+        except ValueError as exc:
+            raise MoveError(f"Not a move: {exc}. {self.legal_hint()}") from exc
+        if not self.legal()[action]:
+            raise MoveError(f"Illegal move: {self.why_illegal(action)} {self.legal_hint()}")
+        return action
+
 
 def play(
     session: GameSession,
@@ -223,12 +266,9 @@ def play(
             write("You left the game.")
             return 0
         try:
-            action = parse_action(line)
-        except ValueError as exc:
-            write(f"Not a move: {exc}. {session.legal_hint()}")
-            continue
-        if not session.legal()[action]:
-            write(f"Illegal move: {session.why_illegal(action)} {session.legal_hint()}")
+            action = session.read_move(line)
+        except MoveError as exc:
+            write(str(exc))
             continue
         if action == DRAW:
             s = session.engine.state
@@ -273,4 +313,4 @@ def _after(session, step, who, names, write, transcript, hands) -> None:
         write(_hand_banner(session, who))
 
 
-__all__ = ["GameSession", "input_text", "play"]
+__all__ = ["GameSession", "MoveError", "input_text", "parse_rules", "play"]

@@ -266,8 +266,17 @@ def read_transcript(path: str | Path) -> list[dict[str, Any]]:
     Raises:
         ReplayError: a line that is not a JSON object.
     """
+    return parse_transcript(Path(path).read_text(), path)
+
+
+def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[str, Any]]:
+    """The records of a JSON Lines transcript's text; ``path`` names it in errors.
+
+    Raises:
+        ReplayError: a line that is not a JSON object.
+    """
     records = []
-    for n, line in enumerate(Path(path).read_text().splitlines(), start=1):
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
