@@ -124,13 +124,13 @@ def main(argv: list[str] | None = None) -> int:
                 "results": {r.name_b: r.to_dict() for r in results},
             }
         elif args.league:
-            res = league(
+            table = league(
                 args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
             )
-            for title, header, rows in league_tables(res):
+            for title, header, rows in league_tables(table):
                 print_table(title, header, rows)
-            print(f"rating method: {res.rating_method}")
-            data = res.to_dict()
+            print(f"rating method: {table.rating_method}")
+            data = table.to_dict()
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None

@@ -17,16 +17,17 @@ SDK). Installed in one environment, one shadows the other; the CLIs check for th
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from agents.bots import ExpertBot, SimpleBot
 from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
-from hgin_env.envs.policy import RandomPolicy, register_policy
+from hgin_env.envs.policy import PolicyFactory, RandomPolicy, register_policy
 
 #: marks this ``agents`` package as hollywood-gin's (the CLIs check it)
 HOLLYWOOD_GIN = True
 
-BOTS = {"random": RandomPolicy, "simple": SimpleBot, "expert": ExpertBot}
+BOTS: dict[str, PolicyFactory] = {"random": RandomPolicy, "simple": SimpleBot, "expert": ExpertBot}
 
 #: loaded on first use, so that importing a bot loads neither tqdm nor torch
 _LAZY = {
@@ -39,13 +40,18 @@ _LAZY = {
 }
 
 
+def _model_factory(path: Path) -> PolicyFactory:
+    """A factory that loads the model at ``path`` (seeds do not matter to a model)."""
+    return lambda seed: ModelPolicy(path)
+
+
 def _register() -> None:
     """Register the bots and the shipped models by name (models load on first use)."""
     for name, factory in BOTS.items():
         register_policy(name, factory)
     for name, path in shipped_models().items():
         if name not in BOTS:
-            register_policy(name, lambda seed, path=path: ModelPolicy(path))
+            register_policy(name, _model_factory(path))
 
 
 def __getattr__(name: str) -> Any:

@@ -102,7 +102,11 @@ class GameSession:
     """
 
     def __init__(
-        self, opponent: Policy, seed: int = 0, seat: int = 0, rules: RulesConfig | None = None
+        self,
+        opponent: Policy,
+        seed: int | None = 0,
+        seat: int = 0,
+        rules: RulesConfig | None = None,
     ) -> None:
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat}")

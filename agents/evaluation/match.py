@@ -186,7 +186,8 @@ def play_series(
                 obs = encode_observations(game, seat[pick], series.sheets, sel)
                 if keyed:
                     keys = hash_stream(plan.deal_seeds[sel], moves[sel], salt)
-                    actions[sel] = policy.act(obs, masks[sel], keys=keys)
+                    act: Any = policy.act  # accepts_keys: it takes ``keys``
+                    actions[sel] = act(obs, masks[sel], keys=keys)
                 else:
                     actions[sel] = policy.act(obs, masks[sel])
                 moves[sel] += 1

@@ -94,7 +94,9 @@ def league_tables(res: LeagueResult) -> list[tuple[str, list[str], list[list[str
         r = res.ratings[i]
         gap = ""
         if rank + 1 < len(order):
-            value, lo, hi = res.rating_gaps[i][order[rank + 1]]
+            gap_row = res.rating_gaps[i][order[rank + 1]]
+            assert gap_row is not None  # only the diagonal is None
+            value, lo, hi = gap_row
             gap = f"{value:+.0f} [{lo:+.0f}, {hi:+.0f}] over {res.names[order[rank + 1]]}"
         rows.append([r.name, f"{r.rating:+.0f}", f"[{r.ci_low:+.0f}, {r.ci_high:+.0f}]", gap])
     per_pair = f"{res.pairs[0].n_series} series per pair"

@@ -189,7 +189,7 @@ class CardTrunk(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 3):
         widths = (OBS_DIM, OBS_DIM + PRIVILEGED_DIM)
-        if observation_space.shape not in ((w,) for w in widths):
+        if observation_space.shape not in [(w,) for w in widths]:
             raise ValueError(
                 f"the cards policy needs the {OBS_DIM}-entry observation (or "
                 f"{widths[1]} with env.privileged), got shape {observation_space.shape}"
@@ -265,8 +265,9 @@ class CardHeads(nn.Module):
             self.privileged_value = nn.Sequential(
                 _mlp([critic_dim, hidden[-1]]), nn.Linear(hidden[-1], hidden[-1])
             )
-            nn.init.zeros_(self.privileged_value[-1].weight)
-            nn.init.zeros_(self.privileged_value[-1].bias)
+            last: Any = self.privileged_value[-1]
+            nn.init.zeros_(last.weight)
+            nn.init.zeros_(last.bias)
         if belief:
             self.belief = nn.Conv2d(channels, 1, 1)  # logit: the opponent holds the card
         self.latent_dim_pi = N_ACTIONS
@@ -383,8 +384,9 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         )
 
     def _build_mlp_extractor(self) -> None:
-        trunk = self.features_extractor
-        self.mlp_extractor = CardHeads(
+        trunk: Any = self.features_extractor
+        # SB3 declares an MlpExtractor; CardHeads offers the same interface
+        self.mlp_extractor = CardHeads(  # type: ignore[assignment]
             trunk.channels, self.head_sizes, trunk.critic_dim, belief=self.belief_coef > 0
         )
 
@@ -393,14 +395,15 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         # the actor latent already is the logits: drop the extra linear layer, start the
         # logit layers near zero (a near-uniform first policy), and rebuild the optimizer
         self.action_net = nn.Identity()
-        heads = self.mlp_extractor
+        heads: Any = self.mlp_extractor
         for layer in (heads.cards, heads.pickup[-1]):
             nn.init.orthogonal_(layer.weight, gain=0.01)
             nn.init.zeros_(layer.bias)
         if hasattr(heads, "privileged_value"):  # starts adding nothing to the value
             nn.init.zeros_(heads.privileged_value[-1].weight)
             nn.init.zeros_(heads.privileged_value[-1].bias)
-        self.optimizer = self.optimizer_class(
+        optimizer_class: Any = self.optimizer_class
+        self.optimizer = optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 
@@ -424,7 +427,8 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         log_prob = distribution.log_prob(actions)
         values = self.value_net(latent_vf)
         if self.belief_coef and torch.is_grad_enabled() and obs.shape[1] > OBS_DIM:
-            loss, accuracy = belief_loss(self.mlp_extractor.belief_logits(features), obs)
+            heads: Any = self.mlp_extractor
+            loss, accuracy = belief_loss(heads.belief_logits(features), obs)
             values = _AddLoss.apply(values, self.belief_coef * loss)
             self._belief_sums += (float(loss.detach()), float(accuracy), 1.0)
         return values, log_prob, distribution.entropy()
@@ -437,10 +441,11 @@ class CardNetPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
+        trunk: Any = self.features_extractor
         data.update(
             net_arch=self.head_sizes,
-            channels=self.features_extractor.channels,
-            blocks=len(self.features_extractor.blocks),
+            channels=trunk.channels,
+            blocks=len(trunk.blocks),
             belief_coef=self.belief_coef,
         )
         data.pop("features_extractor_class", None)

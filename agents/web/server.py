@@ -220,7 +220,7 @@ def create_app(
         except KeyError as exc:
             raise ApiError(404, exc.args[0]) from exc
 
-    def _locked(game: Table, view: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    def _locked(game: Table, view: Callable[[Any], Any]) -> Any:
         with game.lock:  # in a worker thread: a game busy with a model's move waits there
             return view(game)
 
@@ -422,7 +422,7 @@ def run_table(
     except PolicyLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    defaults = Defaults(opponent, seat, tuple(names), rules or RulesConfig(), seed)
+    defaults = Defaults(opponent, seat, (names[0], names[1]), rules or RulesConfig(), seed)
     return serve(create_app(defaults, transcript, loader), port)
 
 

@@ -94,8 +94,17 @@ def format_cards(mask: np.ndarray) -> str | list[Any]:
     if mask.shape[-1] != N_CARDS:
         raise ValueError(f"expected a mask whose last axis has 52 entries, got shape {mask.shape}")
     if mask.ndim == 1:
-        return " ".join(card_text(c) for c in np.flatnonzero(mask))
+        return hand_text(mask)
     return [format_cards(m) for m in mask]
+
+
+def hand_text(mask: np.ndarray) -> str:
+    """The cards of one ``bool[52]`` mask as text, sorted by suit then rank.
+
+    >>> hand_text(parse_cards("KS AC 2C"))
+    'AC 2C KS'
+    """
+    return " ".join(card_text(c) for c in np.flatnonzero(np.asarray(mask, dtype=bool)))
 
 
 def cards_to_mask(cards: np.ndarray) -> np.ndarray:

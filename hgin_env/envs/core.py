@@ -33,6 +33,7 @@ exactly like a single game with the same seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -410,7 +411,8 @@ class GinCore:
             extra["keys"] = hash_stream(
                 self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT
             )
-        chosen = self.opponent.act(obs, masks, **extra)
+        act: Any = self.opponent.act  # takes None observations and the extra keywords it declared
+        chosen = act(obs, masks, **extra)
         self.opponent_moves[rows] += 1
         chosen = np.asarray(chosen).reshape(-1).astype(np.int64)
         if chosen.shape != rows.shape:

@@ -42,6 +42,10 @@ def result_info(result: StepResult, i: int) -> dict[str, Any]:
     }
 
 
+#: the render modes of every env here: ``"ansi"`` returns the text, ``"human"`` prints it
+RENDER_MODES = ("ansi", "human")
+
+
 class HollywoodGinEnv(gym.Env):
     """Hollywood Gin, two players, the agent against an opponent policy.
 
@@ -145,7 +149,7 @@ class HollywoodGinEnv(gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(
         self,

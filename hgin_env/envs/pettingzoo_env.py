@@ -44,7 +44,7 @@ from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.table import Table, make_table
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
-from hgin_env.envs.gym_env import OBS_HIGH
+from hgin_env.envs.gym_env import OBS_HIGH, RENDER_MODES
 from hgin_env.envs.observation import OBS_DIM, encode_observations
 from hgin_env.envs.render import render_view
 
@@ -70,7 +70,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": list(RENDER_MODES),
         "name": "hollywood_gin_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -86,7 +86,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     ) -> None:
         EzPickle.__init__(self, mode, rules, render_mode, config, **options)
         super().__init__()
-        check_render_mode(render_mode, self.metadata["render_modes"])
+        check_render_mode(render_mode, RENDER_MODES)
         self.config = make_env_config(config, mode, **options)
         if self.config.privileged:
             raise ValueError(
@@ -122,7 +122,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.table.reset()
         self.agent_selection = AGENTS[int(self.engine.current_player[0])]
 

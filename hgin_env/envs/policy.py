@@ -78,7 +78,7 @@ def needs_observations(policy: object) -> bool:
 
 def _act_takes(policy: object, keyword: str) -> bool:
     try:
-        params = inspect.signature(policy.act).parameters
+        params = inspect.signature(getattr(policy, "act")).parameters  # noqa: B009
     except (TypeError, ValueError):
         return False
     return keyword in params

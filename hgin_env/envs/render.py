@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hgin_env.engine.cards import CARD_VALUE, card_text, format_cards
+from hgin_env.engine.cards import CARD_VALUE, card_text, hand_text
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheet, ScoreSheets
 from hgin_env.engine.melds import NO_DEADWOOD, best_melds
@@ -99,8 +99,8 @@ def render_view(
     if phase != Phase.OVER:
         status += f", {who[int(s.current[i])]} to act"
     rows.append((names[0], status))
-    hand_text, deadwood = melds_text(s.hands[i, me])
-    rows.append(("Hand", hand_text))
+    grouped, deadwood = melds_text(s.hands[i, me])
+    rows.append(("Hand", grouped))
     dw = f"{deadwood}"
     if phase == Phase.DISCARD and int(s.current[i]) == me:
         best = int(engine.discard_deadwood()[i].min())
@@ -111,10 +111,10 @@ def render_view(
     pile = int(s.pile_size[i])
     rows.append(("Top discard", f"{card_text(top) if top >= 0 else '-'} (pile: {pile} cards)"))
     rows.append(("Stock", f"{int(engine.stock_size[i])} cards"))
-    known = format_cards(s.known[i, opp]) or "-"
+    known = hand_text(s.known[i, opp]) or "-"
     rows.append((f"{names[1]} holds", f"{int(s.hands[i, opp].sum())} cards; known: {known}"))
-    rows.append((f"{names[0]} discarded", format_cards(s.discards[i, me]) or "-"))
-    rows.append((f"{names[1]} discarded", format_cards(s.discards[i, opp]) or "-"))
+    rows.append((f"{names[0]} discarded", hand_text(s.discards[i, me]) or "-"))
+    rows.append((f"{names[1]} discarded", hand_text(s.discards[i, opp]) or "-"))
     if phase == Phase.OVER:
         rows += _result_rows(s, i, who, opp, names)
     elif int(s.current[i]) == me:
