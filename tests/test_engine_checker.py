@@ -1,7 +1,7 @@
 """A reusable engine checker over seeded random legal play, determinism, and engine imports.
 
 ``EngineChecker`` steps a ``GinEngine`` and, after every step, checks the state against
-the rules of RULES.md section 3 with code written apart from the engine: every card in
+the rules of docs/rules.md §3 "A hand" with code written apart from the engine: every card in
 exactly one place, hand sizes, the legal-action mask rebuilt from the state, each
 transition (what a pass, take, draw, discard or knock must change, and nothing else),
 how hands end and how they are scored, with a sample of knocks re-scored by the
@@ -233,7 +233,7 @@ class EngineChecker:
         self.check_knocks(b, is_knock, card)
 
     def check_knocks(self, b: HandState, is_knock: np.ndarray, card: np.ndarray) -> None:
-        """A knock ends the hand and is scored as RULES.md "Scoring one hand" says."""
+        """A knock ends the hand, scored as docs/rules.md §3 "Scoring one hand" says."""
         s, rules = self.engine.state, self.rules
         for i in np.flatnonzero(is_knock):
             seat = int(b.current[i])
