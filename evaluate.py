@@ -8,7 +8,7 @@ Usage::
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
-results table (the README's shipped-agent table is this output).
+results table (the shipped-agent table of ``docs/results.md`` is this output).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from

@@ -7,7 +7,7 @@ Usage::
     python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
     python train.py --resume runs/default__0__20250101-120000
 
-Everything is documented in the README (section Training); the work happens in ``agents.training``.
+Everything is documented in ``docs/training.md``; the work happens in ``agents.training``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
-        description="Train a MaskablePPO Hollywood Gin agent (see the README, section Training).",
+        description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
     )
     parser.add_argument(
         "--config", help="YAML config file (default: configs/default.yaml)", default=None

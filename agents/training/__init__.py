@@ -1,7 +1,7 @@
 """Training MaskablePPO agents: typed configs, the runner, callbacks, self-play, checkpoints.
 
 ``python train.py --config configs/<name>.yaml`` calls ``load_config`` then ``train``;
-The README (section Training) documents every config field and TensorBoard curve.
+``docs/training.md`` documents every config field and TensorBoard curve.
 """
 
 from __future__ import annotations

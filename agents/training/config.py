@@ -10,7 +10,7 @@ a suggestion (``unknown field 'ppo.lerning_rate'; did you mean 'learning_rate'?`
 section        dataclass               what it holds
 =============  ======================  ==================================================
 (top level)    ``TrainConfig``         experiment name, seed, total steps, runs folder
-``rules``      ``RulesConfig``         the rules Options of RULES.md (engine)
+``rules``      ``RulesConfig``         the rules Options of docs/rules.md (engine)
 ``env``        ``EnvConfig``           episode mode, reward scale, agent seat (envs)
 ``opponents``  ``OpponentConfig``      bots/models with weights, and self-play
 ``ppo``        ``PPOConfig``           MaskablePPO hyperparameters and the network
@@ -19,7 +19,8 @@ section        dataclass               what it holds
 ``pretrain``   ``PretrainConfig``      start weights and imitation before PPO
 =============  ======================  ==================================================
 
-Every field is documented in the README (section Training).
+Every field is documented in ``docs/training.md`` (its tables are generated from the
+docstrings below by ``docs/gen_tables.py``).
 """
 
 from __future__ import annotations

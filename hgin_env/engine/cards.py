@@ -1,7 +1,7 @@
 """Cards: ids, values, and the text form used everywhere (``"AC 7D TH KS"``).
 
 Card id = ``suit * 13 + rank`` with rank 0 = ace ... 12 = king and suits in the
-order clubs, diamonds, hearts, spades (RULES.md section 1). A set of cards is a
+order clubs, diamonds, hearts, spades (docs/rules.md §1 "Cards"). A set of cards is a
 ``bool[..., 52]`` mask indexed by card id.
 """
 

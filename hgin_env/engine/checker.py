@@ -247,7 +247,7 @@ class EngineChecker:
         self.check_knocks(b, is_knock, card)
 
     def check_knocks(self, b: HandState, is_knock: np.ndarray, card: np.ndarray) -> None:
-        """A knock ends the hand and is scored as RULES.md "Scoring one hand" says."""
+        """A knock ends the hand and is scored as docs/rules.md §3 "Scoring one hand" says."""
         s, rules = self.engine.state, self.rules
         for i in np.flatnonzero(is_knock):
             seat = int(b.current[i])

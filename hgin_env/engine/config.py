@@ -1,4 +1,4 @@
-"""Rules options: one frozen dataclass holding every Option of RULES.md."""
+"""Rules options: one frozen dataclass holding every Option of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RulesConfig:
-    """Every rules Option of RULES.md, with its default.
+    """Every rules Option of docs/rules.md (§3 "A hand", §4 "Hollywood scoring"), with its default.
 
     Attributes:
         knock_limit: a player may knock when the 10 cards kept have deadwood <= this (0..100).

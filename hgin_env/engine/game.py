@@ -4,7 +4,7 @@ One call of ``step`` applies one action in every live hand; every rule step is a
 function over boolean row masks (``is_pass``, ``is_take``, ``stock_exhausted``),
 never a Python loop over the batch.
 
-A hand goes through these phases (``Phase``), RULES.md section 3:
+A hand goes through these phases (``Phase``), docs/rules.md §3 "A hand (round)":
 
 - ``OFFER``: the first-turn upcard offer, to the non-dealer then the dealer:
   take (105) or pass (106). After two passes the non-dealer must draw from the
@@ -199,7 +199,7 @@ def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
 
 
 class GinEngine:
-    """N hands of gin rummy played in lock step (RULES.md section 3).
+    """N hands of gin rummy played in lock step (docs/rules.md §3 "A hand (round)").
 
     Args:
         n: number of games in the batch.
@@ -561,7 +561,7 @@ class GinEngine:
         s.phase[goes_on] = _DRAW
 
     def _resolve_knock(self, is_knock: np.ndarray, cards: np.ndarray) -> None:
-        """Score the knocks of this step (RULES.md "Knocking" and "Scoring one hand")."""
+        """Score the knocks of this step (docs/rules.md §3 "Knocking", "Scoring one hand")."""
         s = self.state
         rows = is_knock.nonzero()[0]
         if rows.size == 0:

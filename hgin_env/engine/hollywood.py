@@ -1,6 +1,6 @@
 """Hollywood scoring: three games on one score sheet, for a batch of series.
 
-RULES.md section 4. Each winning hand's points are entered in several games at
+docs/rules.md §4 "Hollywood scoring". Each winning hand's points are entered in several games at
 once: a player's first win goes to game 1, the second to games 1 and 2, the third
 and later ones to all three. The general rule, which also covers games that
 have already ended (**Decision** "which games a win enters"):

@@ -1,6 +1,6 @@
 """Knock resolution: the knocker's arrangement, the defender's layoffs, and the score.
 
-RULES.md ("Knocking", "Scoring one hand") asks for the knocker arrangement that is best
+docs/rules.md §3 ("Knocking", "Scoring one hand") asks for the knocker arrangement that is best
 for the knocker's score given the defender's best answer, ties broken by lower knocker
 deadwood. This module solves that exactly, vectorized over a batch of knocks, with no
 Python loop over the batch.
@@ -457,7 +457,7 @@ def resolve_knocks(
     rules: RulesConfig,
     big_gin: np.ndarray | None = None,
 ) -> KnockOutcome:
-    """Resolve M knocks at once: arrangements, layoffs and scores (RULES.md "Knocking").
+    """Resolve M knocks at once: arrangements, layoffs, scores (docs/rules.md §3 "Knocking").
 
     Args:
         knocker: bool[M, 52], the knocker's 10 cards after its knock discard, or its 11

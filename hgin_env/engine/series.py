@@ -2,7 +2,7 @@
 
 The winner of a hand deals the next one; after a drawn (or truncated) hand the same
 dealer deals again; the first dealer of a series is drawn from the game's seed
-(RULES.md sections 3 and 4). When a hand ends, its result is entered on the score
+(docs/rules.md §3 "Deal", §4). When a hand ends, its result is entered on the score
 sheet and, unless the series is over, the next hand is dealt in the same call, so
 callers see a finished hand only through the ``SeriesStep`` that ended it.
 """

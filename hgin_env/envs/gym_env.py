@@ -51,7 +51,7 @@ class HollywoodGinEnv(gym.Env):
 
     ## Description
 
-    Gin rummy with Hollywood scoring, following ``RULES.md``: 52 cards, ten each, an
+    Gin rummy with Hollywood scoring, following ``docs/rules.md``: 52 cards, ten each, an
     upcard offer on the first turn, then draw (stock or discard pile) and discard,
     knocking with 10 or less deadwood, gin and undercut bonuses, layoffs, a drawn hand
     when two stock cards remain. The agent plays one seat; the opponent is a policy that

@@ -1,7 +1,8 @@
 """The observation a seat receives: a flat float32 vector of what it may legally know.
 
-Layout (``OBS_LAYOUT``; index ranges are also listed in the README). Card blocks are
-52 entries indexed by card id (``suit * 13 + rank``).
+Layout (``OBS_LAYOUT``; ``docs/gen_tables.py`` turns this table into the one with index
+ranges in ``docs/environments.md``). Card blocks are 52 entries indexed by card id
+(``suit * 13 + rank``).
 
 ========================  =====  ==========================================================
 block                     size   meaning
@@ -16,13 +17,14 @@ discard_deadwood          52     in the discard phase: deadwood left by discardi
                                  held card / 100 (1.0 for cards not held); else 0
 deadwood                  1      min deadwood of this seat's hand / 100 (11 cards: best legal
                                  discard)
-phase                     4      one-hot: offer, draw, forced stock draw, discard
+phase                     4      one-hot: offer, draw, forced stock draw, discard (all 0
+                                 once the hand is over)
 to_act                    1      1 when this seat is to act
 stock                     1      stock size / 31
 dealer                    1      1 when this seat dealt this hand
 turn                      1      turns completed this hand / max_turns_per_hand
-my_scores                 3      this seat's totals in games 1-3 / game_target
-opp_scores                3      the opponent's totals / game_target
+my_scores                 3      this seat's totals in games 1-3 / game_target (capped at 2)
+opp_scores                3      the opponent's totals / game_target (capped at 2)
 my_entered                3      this seat has a score entered in game j
 opp_entered               3      the opponent has a score entered in game j
 open_games                3      game j is still open

@@ -1,4 +1,4 @@
-"""Brute-force reference for knock resolution, in plain Python (RULES.md "Knocking").
+"""Brute-force reference for knock resolution, in plain Python (docs/rules.md §3 "Knocking").
 
 Deliberately independent of ``hgin_env.engine.knock`` and ``melds``: no numpy, no
 tables, no flood fills, no reasoning about which knocker arrangements can matter. It

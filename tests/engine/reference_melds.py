@@ -1,4 +1,4 @@
-"""Brute-force reference for melds and deadwood, in plain Python (RULES.md sections 1-2).
+"""Brute-force reference for melds and deadwood, in plain Python (docs/rules.md §1-2).
 
 Deliberately independent of ``hgin_env.engine.melds``: no numpy, no lookup tables,
 no set scenarios. It lists every meld a hand contains, then every family of

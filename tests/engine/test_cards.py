@@ -1,4 +1,4 @@
-"""Cards: ids, values and the text form (RULES.md section 1)."""
+"""Cards: ids, values and the text form (docs/rules.md §1 "Cards")."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ SUITS = "CDHS"  # clubs, diamonds, hearts, spades = suits 0..3
     ids=lambda v: str(v),
 )
 def test_card_id_spot_values(text, expected):
-    """Spot cards get id suit*13+rank with suits ordered clubs, diamonds, hearts, spades."""
+    """Decision (encoding): spot cards get id suit*13+rank, suits ordered C, D, H, S."""
     assert card_id(text) == expected
     assert card_text(expected) == text
 
@@ -53,7 +53,7 @@ def test_card_id_spot_values(text, expected):
 @pytest.mark.parametrize("suit", range(4), ids=list(SUITS))
 @pytest.mark.parametrize("rank", range(13), ids=list(RANKS))
 def test_every_card_id_is_suit_times_13_plus_rank(rank, suit):
-    """Every one of the 52 cards parses to suit*13+rank and formats back to its text."""
+    """Decision (encoding): all 52 cards parse to suit*13+rank and format back to text."""
     text = RANKS[rank] + SUITS[suit]
     assert card_id(text) == suit * 13 + rank
     assert card_text(suit * 13 + rank) == text
@@ -100,7 +100,7 @@ def test_rank_value_table():
 
 @pytest.mark.parametrize("text", ["th", "tH", "Th", "TH", " TH ", "th\n"], ids=repr)
 def test_lower_and_mixed_case_accepted(text):
-    """Lower-case and mixed-case tokens parse like upper case."""
+    """Decision (encoding): lower-case and mixed-case tokens parse like upper case."""
     assert card_id(text) == card_id("TH")
 
 

@@ -1,4 +1,4 @@
-"""RulesConfig: every Option of RULES.md with its default, validated (RULES.md sections 3-4)."""
+"""RulesConfig: every Option of docs/rules.md §3-4 with its default, validated."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from hgin_env.engine.config import RulesConfig
 
-#: every **Option** of RULES.md and its documented default
+#: every **Option** of docs/rules.md and its documented default
 RULES_MD_OPTIONS = {
     "knock_limit": 10,
     "gin_bonus": 25,
@@ -26,14 +26,14 @@ RULES_MD_OPTIONS = {
 
 @pytest.mark.parametrize(("field", "default"), list(RULES_MD_OPTIONS.items()), ids=str)
 def test_default_matches_rules_md(field, default):
-    """Each RulesConfig default equals the Option's default in RULES.md."""
+    """Each RulesConfig default equals the Option's default in docs/rules.md."""
     value = getattr(RulesConfig(), field)
     assert value == default
     assert type(value) is type(default)
 
 
 def test_fields_are_exactly_the_rules_md_options():
-    """RulesConfig has one field per RULES.md Option and no other field."""
+    """RulesConfig has one field per docs/rules.md Option and no other field."""
     assert {f.name for f in dataclasses.fields(RulesConfig)} == set(RULES_MD_OPTIONS)
 
 
@@ -131,7 +131,7 @@ def test_frozen():
 
 
 def test_to_dict_defaults():
-    """to_dict of the default config is a plain dict equal to the RULES.md defaults."""
+    """to_dict of the default config is a plain dict equal to the docs/rules.md defaults."""
     d = RulesConfig().to_dict()
     assert type(d) is dict
     assert d == RULES_MD_OPTIONS

@@ -1,4 +1,4 @@
-"""The round engine (RULES.md section 3), one test per rule (series: ``test_series.py``).
+"""The round engine (docs/rules.md §3), one test per rule (series: ``test_series.py``).
 
 Hands are written as card strings. Unless a test says otherwise seat 0 deals, so seat 1
 (the non-dealer) is offered the upcard first. Expected numbers are worked out by hand in
@@ -231,7 +231,7 @@ def test_knock_mask(dealt, drawn, limit, expected):
 
 @pytest.mark.parametrize(("allow", "expected"), [(False, "KS"), (True, "KS QS")])
 def test_knock_mask_respects_the_rediscard_rule(allow, expected):
-    """A card just taken from the pile is no knock discard unless allow_rediscard."""
+    """Decision (no rediscard): a card just taken is no knock discard unless allow_rediscard."""
     eng = deal(RUNS_AND_KS, LOOSE, "QS", rules=RulesConfig(allow_rediscard=allow))
     play(eng, "take")
     assert knocks(eng) == cards(expected)
@@ -250,7 +250,7 @@ def test_never_obliged_to_knock():
 
 
 def test_upcard_taken_may_not_be_discarded():
-    """The upcard just taken may not be discarded (or knocked with) that turn."""
+    """Decision (no rediscard): the upcard just taken may not be discarded (or knocked with)."""
     eng = deal(RUNS_AND_KS, LOOSE, "QS")
     play(eng, "take")
     assert "discard QS" not in legal(eng)
@@ -261,7 +261,7 @@ def test_upcard_taken_may_not_be_discarded():
 
 
 def test_card_taken_from_the_pile_mid_hand_may_not_be_discarded():
-    """In a normal turn, the card taken from the discard pile may not go straight back."""
+    """Decision (no rediscard): in a normal turn the card taken from the pile may not go back."""
     eng = deal(RUNS_AND_KS, LOOSE, "QS", stock="TC")
     play(eng, "pass", "pass", "draw", "discard TC", "take")
     assert int(eng.current_player[0]) == DEALER
@@ -277,7 +277,7 @@ def test_taken_card_may_be_discarded_on_a_later_turn():
 
 
 def test_allow_rediscard_permits_discarding_the_taken_card():
-    """With allow_rediscard=True the card just taken may be discarded at once."""
+    """Decision (no rediscard): with allow_rediscard=True the taken card may go at once."""
     eng = deal(RUNS_AND_KS, LOOSE, "QS", rules=RulesConfig(allow_rediscard=True))
     play(eng, "take", "discard QS")
     assert top(eng) == "QS"
@@ -346,7 +346,7 @@ def test_taking_from_the_pile_does_not_bring_the_draw_closer():
 
 @pytest.mark.parametrize("max_turns", [2, 3, 4, 7])
 def test_max_turns_per_hand_truncates(max_turns):
-    """Swapping discards ends the hand as TRUNCATED exactly at max_turns_per_hand turns."""
+    """Decision (max-turn draw): swapping ends the hand TRUNCATED at max_turns_per_hand turns."""
     eng = deal(RUNS_AND_KS, SWAP_DEALER, "QH", rules=RulesConfig(max_turns_per_hand=max_turns))
     ended = play(eng, *swap_actions(max_turns))
     assert ended == [False] * (2 * max_turns - 1) + [True]
@@ -358,7 +358,7 @@ def test_max_turns_per_hand_truncates(max_turns):
 
 
 def test_default_max_turns_is_200():
-    """By default the 200th turn of endless swapping ends the hand as TRUNCATED."""
+    """Decision (max-turn draw): by default the 200th turn of swapping ends it TRUNCATED."""
     eng = deal(RUNS_AND_KS, SWAP_DEALER, "QH")
     ended = play(eng, *swap_actions(200))
     assert ended == [False] * 399 + [True]
@@ -407,7 +407,7 @@ KNOCKS = [
 )  # fmt: skip
 def test_knock_outcome(nd, dealer, upcard, actions, options, outcome, knocker, winner, points,
                        k, d, layoffs):  # fmt: skip
-    """A knock ends the hand with the outcome, winner, points, deadwoods and layoffs of RULES.md."""
+    """A knock ends the hand with the outcome, points, deadwoods, layoffs of docs/rules.md §3."""
     eng = deal(nd, dealer, upcard, rules=RulesConfig(**options))
     ended = play(eng, *actions)
     assert ended == [False] * (len(actions) - 1) + [True]

@@ -1,4 +1,4 @@
-"""Hollywood scoring (RULES.md section 4): entry rule, game ends, series end, bonuses."""
+"""Hollywood scoring (docs/rules.md §4): entry rule, game ends, series end, bonuses."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def play(sheet: ScoreSheet, hands: list[tuple[int, int]]) -> list[bool]:
 
 
 class ReferenceSheet:
-    """One score sheet kept in lists, following RULES.md section 4 word by word."""
+    """One score sheet kept in lists, following docs/rules.md §4 word by word."""
 
     def __init__(self, rules: RulesConfig) -> None:
         self.rules = rules
@@ -94,7 +94,7 @@ WORKED_EXAMPLE = [
 
 
 def test_worked_example_from_rules():
-    """The RULES.md worked example (Bob/Alexandra) gives the table's scores and entries."""
+    """docs/rules.md §4 "Worked example" (Bob/Alexandra) gives the table's scores, entries."""
     sheet = ScoreSheet()
     for hand, winner, points, bob, bob_in, alex, alex_in in WORKED_EXAMPLE:
         assert sheet.record(winner, points) is False, f"hand {hand}"
@@ -157,7 +157,7 @@ def test_nothing_entered_after_game_ends():
 
 
 def test_shut_out_player_starts_in_first_open_game():
-    """A player with no entry in an ended game 1 starts in game 2, then opens game 3."""
+    """Decision (which games a win enters): shut out of ended game 1, start in 2, open 3."""
     sheet = ScoreSheet(RulesConfig(game_target=30))
     sheet.record(BOB, 30)  # game 1 ends at once; Alexandra never entered it
     assert sheet.game_winners.tolist() == [BOB, -1, -1]
@@ -170,7 +170,7 @@ def test_shut_out_player_starts_in_first_open_game():
 
 
 def test_winner_of_game_one_without_game_two_entry_enters_game_two_only():
-    """After game 1 ends, its winner with no game-2 entry enters game 2 (first open) only."""
+    """Decision (which games a win enters): game 1 over, its winner enters game 2 only."""
     sheet = ScoreSheet(RulesConfig(game_target=30))
     sheet.record(BOB, 30)
     assert sheet.next_entry_games(BOB).tolist() == [F, T, F]
@@ -181,7 +181,7 @@ def test_winner_of_game_one_without_game_two_entry_enters_game_two_only():
 
 
 def test_entry_in_ended_previous_game_still_opens_next_game():
-    """An entry made in a game before it ended counts as 'has a score in game j-1'."""
+    """Decision (which games a win enters): an entry in an ended game j-1 still opens j."""
     sheet = ScoreSheet(RulesConfig(game_target=30))
     play(sheet, [(BOB, 20), (BOB, 10)])  # game 1 ends (30); Bob has 10 in game 2
     assert sheet.game_winners.tolist() == [BOB, -1, -1]
@@ -192,7 +192,7 @@ def test_entry_in_ended_previous_game_still_opens_next_game():
 
 
 def test_player_shut_out_of_two_games_starts_in_game_three():
-    """With games 1 and 2 ended, any win enters game 3, the first open game."""
+    """Decision (which games a win enters): games 1 and 2 over, any win enters game 3."""
     sheet = ScoreSheet(RulesConfig(game_target=10))
     play(sheet, [(BOB, 10), (BOB, 10)])  # Bob wins game 1, then game 2 (first open)
     assert sheet.game_winners.tolist() == [BOB, BOB, -1]

@@ -1,4 +1,4 @@
-"""Knock resolution (RULES.md "Knocking", "Scoring one hand"): scenarios and properties."""
+"""Knock resolution (docs/rules.md §3 "Knocking", "Scoring one hand"): scenarios, properties."""
 
 from __future__ import annotations
 
@@ -363,7 +363,7 @@ ARRANGEMENT_CASES = [
 
 @pytest.mark.parametrize(("knocker", "defender", "rules", "expected", "dead"), ARRANGEMENT_CASES)
 def test_knocker_arrangement_chosen_for_best_score(knocker, defender, rules, expected, dead):
-    """The knocker uses the arrangement best for its score, not just its least deadwood."""
+    """Decision (knocker's arrangement): the best for its score, not its least deadwood."""
     result = score_knock(knocker, defender, rules)
     assert (result.knocker_deadwood, result.defender_deadwood, result.points) == expected
     assert set(result.knocker_deadwood_cards) == cards(dead)
@@ -374,7 +374,7 @@ def test_knocker_arrangement_chosen_for_best_score(knocker, defender, rules, exp
 
 
 def test_tie_broken_by_lower_knocker_deadwood():
-    """Equal scores (block 3H for 3 points, or let 2H-AH go on for 3) keep the lower K."""
+    """Decision (knocker's arrangement): equal scores (block 3H, or not) keep the lower K."""
     knocker = "3H 4H 5H 6H KC KD KS 2C 2S AD"
     defender = "2H AH QC QD JS JC 9S 9C 5D 8D"
     result = score_knock(knocker, defender)

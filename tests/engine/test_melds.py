@@ -1,4 +1,4 @@
-"""Melds, deadwood and the knock mask (RULES.md sections 1, 2 and the section 5 checklist).
+"""Melds, deadwood and the knock mask (docs/rules.md §1, §2 and the §5 checklist).
 
 Scenario tables use card strings; property tests compare the vectorized engine with
 the brute-force reference in ``tests/engine/reference_melds.py``.
@@ -171,7 +171,7 @@ def test_reference_agrees_with_tables(hand, expected):
     ],
 )
 def test_reference_is_meld(cards, is_meld):
-    """The reference's meld predicate follows RULES.md section 2 (ace low, no wrap)."""
+    """The reference's meld predicate follows docs/rules.md §2 (ace low, no wrap)."""
     assert ref.is_meld(parse_card_list(cards)) is is_meld
 
 
@@ -213,7 +213,7 @@ def test_knock_mask_reference_agrees(hand, limit, expected):
 
 
 def test_knock_mask_default_limit_is_10():
-    """knock_discards without a limit uses RULES.md's default knock_limit of 10."""
+    """knock_discards without a limit uses the default knock_limit of 10 (docs/rules.md §3)."""
     hand = parse_cards("AC 2C 3C 4C 5D 5H 5S 9H TH JH KS")
     assert np.array_equal(knock_discards(hand), knock_discards(hand, knock_limit=10))
     assert format_cards(knock_discards(hand)) == "AC 4C KS"

@@ -97,7 +97,7 @@ def test_hand_episode_ends_with_the_hand_and_info_reports_it():
 
 
 def test_truncated_on_max_turn_draw():
-    """A hand that reaches max_turns_per_hand is truncated, not terminated, with reward 0."""
+    """Decision (max-turn draw): the env truncates (not terminates) it, with reward 0."""
     env = HollywoodGinEnv(rules=RulesConfig(max_turns_per_hand=2))
     rng = np.random.default_rng(0)
     seen = 0

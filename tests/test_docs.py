@@ -1,0 +1,209 @@
+"""The docs agree with the code: generated tables, links, README size, Decisions' tests."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+TESTS = ROOT / "tests"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+README_MAX_LINES = 300
+
+_spec = importlib.util.spec_from_file_location("gen_tables", ROOT / "docs" / "gen_tables.py")
+assert _spec is not None and _spec.loader is not None
+gen_tables = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_tables)
+
+
+def _without_fences(text: str) -> str:
+    """Markdown without its fenced code blocks."""
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+
+
+def _prose(text: str) -> str:
+    """Markdown without its fenced code blocks and inline code spans."""
+    return re.sub(r"`[^`\n]*`", "", _without_fences(text))
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = heading.strip().lower().replace("`", "")
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The heading anchors of a markdown page (a repeated heading gets -1, -2, ...)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for m in re.finditer(r"^#{1,6} +(.+?) *#*$", _without_fences(page.read_text()), re.M):
+        slug = _slug(m[1])
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        anchors.add(slug if n == 0 else f"{slug}-{n}")
+    return anchors
+
+
+def _links(page: Path) -> list[str]:
+    """The relative link targets of a markdown page (web and mail links left out)."""
+    targets = re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", _prose(page.read_text()))
+    return [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:", t)]
+
+
+def _test_file(basename: str) -> Path | None:
+    """The test file with this name anywhere under tests/ (files move between folders)."""
+    found = sorted(TESTS.rglob(basename))
+    return found[0] if found else None
+
+
+def _test_docstrings(path: Path) -> dict[str, str]:
+    """Test function name -> its docstring ('' when it has none), top level and in classes."""
+    tree = ast.parse(path.read_text())
+    return {
+        node.name: ast.get_docstring(node) or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
+    }
+
+
+def _rules_tables() -> tuple[str, list[list[str]]]:
+    """docs/rules.md sections 1-5, and the rows of the tables of its section 6."""
+    text = (ROOT / "docs" / "rules.md").read_text()
+    rules, _, appendix = text.partition("\n## 6. ")
+    assert appendix, "docs/rules.md has no section 6 listing the Decisions and their tests"
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in appendix.splitlines()
+        if line.startswith("|") and not re.match(r"\|[-| ]+\|$", line)
+    ]
+    return rules, rows
+
+
+#: the first header cell of the two tables of docs/rules.md section 6
+_HEADERS = ("Decision", "checklist item (§5)")
+
+
+def _named_tests(cell: str) -> list[str]:
+    return re.findall(r"`([\w.]+\.py::\w+)`", cell)
+
+
+def test_generated_tables_match_the_code():
+    """Every generated block in docs/ equals what docs/gen_tables.py renders from the code."""
+    assert gen_tables.problems() == []
+
+
+def test_check_reports_a_stale_and_a_missing_block(tmp_path):
+    """The check flags a block whose body was edited and a block no page holds any more."""
+    for page in gen_tables.pages():
+        (tmp_path / page.name).write_text(page.read_text())
+    engine = tmp_path / "engine.md"
+    text = engine.read_text()
+    edited = text.replace("| `104` | draw", "| `104` | knock", 1)
+    assert edited != text
+    engine.write_text(edited)
+    env = tmp_path / "environments.md"
+    env.write_text(env.read_text().replace("GENERATED: privileged", "GENERATED: hidden"))
+    problems = gen_tables.problems(tmp_path)
+    assert "engine.md: block 'actions' is stale" in " ".join(problems)
+    assert "block 'privileged' appears in no page" in problems
+    assert any("unknown block 'hidden'" in p for p in problems)
+
+
+def test_regenerate_restores_an_edited_block():
+    """regenerate() puts the rendered table back between the markers of an edited block."""
+    page = ROOT / "docs" / "engine.md"
+    text = page.read_text()
+    rendered = {name: render() for name, render in gen_tables.TABLES.items()}
+    edited = text.replace("| `104` | draw", "| `104` | knock", 1)
+    assert edited != text
+    assert gen_tables.regenerate(edited, rendered) == text
+
+
+def test_each_table_appears_once_in_the_docs():
+    """The action and observation tables are written out in one page only (others link)."""
+    pages = [p.read_text() for p in PAGES]
+    for row in ("| `104` | draw the top card", "| 364 | `deadwood` |", "| 498 | `opponent_de"):
+        assert sum(text.count(row) for text in pages) == 1, row
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_relative_links_resolve(page):
+    """Every relative link of README.md and docs/*.md names a file (and heading) that exists."""
+    broken = []
+    for target in _links(page):
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        if not dest.exists() or (anchor and dest.suffix == ".md" and anchor not in _anchors(dest)):
+            broken.append(target)
+    assert not broken, f"{page.name}: broken links {broken}"
+
+
+def test_readme_is_a_short_front_door():
+    """README.md is at most 300 lines; the reference lives in docs/."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
+
+
+def test_each_decision_and_checklist_item_names_existing_tests():
+    """docs/rules.md lists every Decision and section 5 item with tests that exist."""
+    rules, rows = _rules_tables()
+    rows = [row for row in rows if row[0] not in _HEADERS]
+    decisions = [row for row in rows if row[0].startswith("Decision (")]
+    stated = re.findall(r"^- \*\*Decision", rules, re.M)
+    assert len(decisions) == len(stated), "a Decision is missing from the table"
+    items = [line for line in rules.partition("\n## 5.")[2].splitlines() if line.startswith("- ")]
+    assert len(rows) - len(decisions) == len(items), "a section 5 item is missing from the table"
+    missing = []
+    for row in rows:
+        names = _named_tests(row[-1])
+        assert names, f"no test named for {row[0]!r}"
+        for name in names:
+            basename, test = name.split("::")
+            path = _test_file(basename)
+            if path is None or test not in _test_docstrings(path):
+                missing.append(name)
+    assert not missing, f"docs/rules.md names tests that do not exist: {missing}"
+
+
+def test_decision_tests_name_their_decision():
+    """Each test listed for a Decision says 'Decision (<name>)' in its docstring."""
+    _, rows = _rules_tables()
+    wrong = []
+    for row in rows:
+        label = re.match(r"Decision \([^)]*\)", row[0])
+        if not label:
+            continue
+        for name in _named_tests(row[-1]):
+            basename, test = name.split("::")
+            path = _test_file(basename)
+            doc = _test_docstrings(path).get(test, "") if path else ""
+            if not doc.startswith(label[0]):
+                wrong.append(name)
+    assert not wrong, f"these tests do not name their Decision in the docstring: {wrong}"
+
+
+def _examples() -> list:
+    params = []
+    for page in (ROOT / "README.md", ROOT / "docs" / "environments.md"):
+        blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(), re.M | re.S)
+        for i, code in enumerate(blocks):
+            if "gymnasium.make(\n" in code:  # the signatures, not an example
+                continue
+            marks = [pytest.mark.slow] if "MaskablePPO" in code else []
+            params.append(pytest.param(code, id=f"{page.stem}-{i}", marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("code", _examples())
+def test_examples_run(code, tmp_path):
+    """Each python example of the README and docs/environments.md runs without error."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
