@@ -266,6 +266,14 @@ def _env_config() -> Any:
     return EnvConfig()
 
 
+def metrics_table() -> str:
+    """The metric definitions, from the docstring of ``agents.evaluation.tally``."""
+    from agents.evaluation import tally
+
+    rows = rst_table(tally.__doc__ or "", "metric")
+    return table(["metric", "definition"], [[f"`{m}`", markdown(d)] for m, d in rows])
+
+
 #: block name -> the function that renders it
 TABLES: dict[str, Callable[[], str]] = {
     "actions": actions_table,
@@ -281,6 +289,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "config-eval": lambda: fields_table(_train_config().eval, "eval."),
     "config-checkpoint": lambda: fields_table(_train_config().checkpoint, "checkpoint."),
     "config-pretrain": lambda: fields_table(_train_config().pretrain, "pretrain."),
+    "metrics": metrics_table,
 }
 
 

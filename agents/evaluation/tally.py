@@ -7,21 +7,28 @@ tallies of disjoint shards of an evaluation (worker processes, Ray tasks) concat
 into exactly the tally of one process (``MatchTally.concat``) and summarise to the same
 table, intervals included.
 
-Metric definitions (per player; "hands" counts drawn hands too):
+Metric definitions, each from one player's point of view over the hands it played (a
+player *knocks* when it ends the hand by knocking, gin and big gin included, whatever
+the result):
 
 =========================  ===========================================================
 metric                     definition
 =========================  ===========================================================
-hand_win_rate              hands the player scored / hands
-points_per_hand            (player's points - opponent's points) / hands
-knock_rate                 hands the player ended by knocking (gin included) / hands
-gin_rate                   hands the player won by gin (big gin included) / hands
-undercut_rate              the player's knocks that were undercut / the player's knocks
-                           (``undercut_suffered_rate``; 0 without knocks)
-undercut_given_rate        hands the player won by undercutting / the opponent's knocks
-mean_deadwood_at_knock     the player's deadwood summed over its knocks / its knocks
-series_win_rate            series the player won / series played (unfinished count as
-                           played, won by nobody)
+series_win_rate            series the player won / series played (an unfinished series
+                           counts as not won)
+hand_win_rate              hands the player scored / hands (a drawn hand counts as not
+                           won)
+points_per_hand            (the player's points - the opponent's points) / hands
+knock_rate                 the player's knocks / hands
+gin_rate                   hands the player won by gin or big gin / hands
+undercut_rate              the fraction of the player's own knocks that the opponent
+                           undercut (0 with no knock; ``undercut_suffered_rate`` in
+                           the JSON); lower is better
+undercut_given_rate        the fraction of the opponent's knocks that the player
+                           undercut (0 when the opponent never knocked)
+draw_rate                  hands nobody scored (the stock down to two cards, or the
+                           turn limit) / hands
+mean_deadwood_at_knock     the player's mean deadwood over its knocks
 =========================  ===========================================================
 """
 
