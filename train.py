@@ -1,94 +1,12 @@
-"""Train a MaskablePPO agent for Hollywood Gin from a YAML config.
+"""``python train.py``: train a MaskablePPO agent from a YAML config.
 
-Usage::
-
-    python train.py                                   # configs/default.yaml
-    python train.py --config configs/vs_simple.yaml --seed 3
-    python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
-    python train.py --resume runs/default__0__20250101-120000
-
-Everything is documented in ``docs/training.md``; the work happens in ``agents.training``.
+The command line lives in ``hgin_cli.train`` (also the console script ``hgin-train``);
+``python train.py --help`` lists its options.
 """
 
-from __future__ import annotations
-
-import argparse
-import os
-import signal
 import sys
-from pathlib import Path
 
-# One intra-op thread each for numpy's BLAS: the engine is single-threaded and torch
-# gets its own thread count from the config.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line."""
-    parser = argparse.ArgumentParser(
-        description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
-    )
-    parser.add_argument(
-        "--config", help="YAML config file (default: configs/default.yaml)", default=None
-    )
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one field, e.g. --set ppo.learning_rate=1e-4 (repeatable)",
-    )
-    parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    parser.add_argument(
-        "--run-name", default=None, help="run folder name (default: <experiment>__<seed>__<time>)"
-    )
-    parser.add_argument(
-        "--resume", default=None, metavar="RUN_DIR", help="continue a run from its last checkpoint"
-    )
-    parser.add_argument(
-        "--print-config", action="store_true", help="print the resolved config and exit"
-    )
-    return parser.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Parse the command line, train, and print where the results are."""
-    args = parse_args(argv)
-    # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
-    # even when a parent shell started us with SIGINT ignored (a background job).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    from agents.training import CheckpointError, ConfigError, load_config
-
-    try:
-        if args.resume:
-            if args.config or args.seed is not None or args.run_name:
-                raise ConfigError("--resume takes the run's saved config; only --set may change it")
-            config = None
-        else:
-            config = load_config(args.config, args.overrides, seed=args.seed)
-        if args.print_config:
-            print(config.to_yaml() if config else Path(args.resume, "config.yaml").read_text())
-            return 0
-        from agents.training import train
-
-        overrides = args.overrides if args.resume else ()
-        result = train(config, run_name=args.run_name, resume=args.resume, overrides=overrides)
-    except (ConfigError, CheckpointError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if result.interrupted:
-        return 130
-    print(f"done: {result.steps:,} steps in {result.seconds:.0f}s ({result.fps:,.0f} steps/s)")
-    if result.final_eval:
-        scores = ", ".join(
-            f"{name} {s['hand_win_rate']:.2f}" for name, s in result.final_eval["opponents"].items()
-        )
-        print(f"final evaluation, hand win rate: {scores}")
-    print(f"run folder: {result.run_dir}  (tensorboard --logdir {result.run_dir.parent})")
-    return 0
-
+from hgin_cli.train import main
 
 if __name__ == "__main__":
     sys.exit(main())

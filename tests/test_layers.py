@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("hgin_env", "agents")
+PACKAGES = ("hgin_env", "agents", "hgin_cli")
 #: lower layers first; a module may import its own layer and the ones before it
-LAYERS = ("hgin_env.engine", "hgin_env", "agents")
+LAYERS = ("hgin_env.engine", "hgin_env", "agents", "hgin_cli")
 
 PROBE = """
 import json, sys

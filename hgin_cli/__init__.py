@@ -1,0 +1,47 @@
+"""The command-line layer: ``train``, ``evaluate`` and ``play``.
+
+They are the console scripts ``hgin-train``, ``hgin-evaluate`` and ``hgin-play``;
+``python train.py`` and the others at the repository root call the same ``main``.
+Imports flow one way, engine -> envs -> agents -> this package. Importing it does two
+things before anything loads numpy or torch:
+
+- one intra-op thread for torch and numpy's BLAS: the engine is single-threaded, a model
+  plays small batches between engine steps, and with several OpenMP threads its forward
+  passes ran ~30x slower whenever another process held the other core (threads
+  spin-waiting); training sets torch's threads from its config;
+- a check that ``import agents`` gives hollywood-gin's package: the import name is also
+  used by the OpenAI Agents SDK, and whichever comes first on ``sys.path`` shadows the
+  other. A wrong one stops the program with exit status 2 and a message saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
+def shadowing_message(module: object) -> str | None:
+    """Why ``module`` (what ``import agents`` gave) is not hollywood-gin's, or None if it is."""
+    if getattr(module, "HOLLYWOOD_GIN", False):
+        return None
+    where = getattr(module, "__file__", None) or "an unknown location"
+    return (
+        f"error: the 'agents' package imported from {where} is not hollywood-gin's: another "
+        "installed package uses the same import name (the OpenAI Agents SDK does). Run "
+        "hollywood-gin in a virtual environment of its own (make setup creates .venv)."
+    )
+
+
+def _check_agents() -> None:
+    import agents
+
+    message = shadowing_message(agents)
+    if message is not None:
+        print(message, file=sys.stderr)
+        raise SystemExit(2)
+
+
+_check_agents()

@@ -1,0 +1,151 @@
+"""Evaluate policies over full Hollywood series: one pair, or a round-robin league.
+
+Usage::
+
+    python evaluate.py A B --series 1000 --seed 0 [--duplicate] [--json out.json]
+    python evaluate.py --league random simple expert --series 2000 --json league.json
+    python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
+    python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
+
+``--against`` plays A against each listed opponent in turn and ends with one markdown
+results table (the shipped-agent table of ``docs/results.md`` is this output).
+
+A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
+path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
+``agents.evaluation`` (see its docstring for the confidence intervals). ``--transcript``
+keeps the first hand of the first K series as JSON Lines plus a ``.txt`` rendering;
+replay one with ``python -m hgin_env.replay PATH --hand 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agents.evaluation import evaluate, league
+from agents.evaluation.report import (
+    RESULTS_HEADER,
+    league_tables,
+    markdown_table,
+    pair_rows,
+    print_table,
+    results_row,
+)
+from agents.model_policy import PolicyLoadError
+from agents.transcript import TranscriptRecorder
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(
+        description="Play full Hollywood series between policies and report the results.",
+    )
+    parser.add_argument(
+        "policies", nargs="*", metavar="POLICY",
+        help="two policies (A B): bot names, MaskablePPO .zip paths or shipped model names",
+    )  # fmt: skip
+    parser.add_argument(
+        "--league", nargs="+", metavar="POLICY",
+        help="round robin of every pair of these policies (instead of A B)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--against", nargs="+", metavar="OPPONENT",
+        help="play the one policy A against each of these opponents; print a markdown table",
+    )  # fmt: skip
+    parser.add_argument("--series", type=int, default=1000, help="series (deal sequences) per pair")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    parser.add_argument(
+        "--duplicate", action="store_true",
+        help="also play every deal sequence with the seats swapped (doubles the series)",
+    )  # fmt: skip
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--transcript", type=Path, metavar="PATH",
+        help="write sampled hands as JSON Lines to PATH and as text next to it (.txt)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--transcript-hands", type=int, default=5, metavar="K",
+        help="hands in the transcript: the first hand of the first K series (default 5)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.league and args.policies:
+        parser.error("give either two policies A B or --league P1 P2 ..., not both")
+    if args.against:
+        if args.league or len(args.policies) != 1:
+            parser.error("--against takes exactly one policy A: evaluate.py A --against B C ...")
+        if args.transcript:
+            parser.error("--transcript works with a pair A B, not with --against")
+    elif not args.league and len(args.policies) != 2:
+        parser.error(f"expected two policies A B (or --league), got {len(args.policies)}")
+    if args.league and len(args.league) < 2:
+        parser.error("--league needs at least two policies")
+    if args.series < 1:
+        parser.error(f"--series must be >= 1, got {args.series}")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.transcript and args.league:
+        parser.error("--transcript works with a pair A B, not with --league")
+    if args.transcript_hands < 1:
+        parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation; return the process exit status."""
+    args = parse_args(argv)
+    progress = not args.no_progress
+    try:
+        if args.against:
+            (agent,) = args.policies
+            results = []
+            for opponent in args.against:
+                res = evaluate(
+                    agent, opponent, args.series, args.seed, duplicate=args.duplicate,
+                    progress=progress,
+                )  # fmt: skip
+                title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
+                print_table(title, ["", "A", "B"], pair_rows(res))
+                results.append(res)
+            print(f"\n{results[0].name_a}, seed {args.seed}:\n")
+            print(markdown_table(RESULTS_HEADER, [results_row(r) for r in results]))
+            data = {
+                "agent": results[0].name_a,
+                "seed": args.seed,
+                "results": {r.name_b: r.to_dict() for r in results},
+            }
+        elif args.league:
+            table = league(
+                args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
+            )
+            for title, header, rows in league_tables(table):
+                print_table(title, header, rows)
+            print(f"rating method: {table.rating_method}")
+            data = table.to_dict()
+        else:
+            a, b = args.policies
+            recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
+            res = evaluate(
+                a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
+                recorder=recorder,
+            )  # fmt: skip
+            title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
+            print_table(title, ["", "A", "B"], pair_rows(res))
+            data = res.to_dict()
+            if recorder is not None:
+                jsonl, txt = recorder.write(args.transcript)
+                print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
+    except PolicyLoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

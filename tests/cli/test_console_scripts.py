@@ -1,0 +1,43 @@
+"""The console scripts and the root scripts run the same CLIs; a shadowing ``agents`` is named."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize("name", ["train", "evaluate", "play"])
+def test_console_script_and_root_script_print_the_same_help(name):
+    """``hgin-<name> --help`` and ``python <name>.py --help`` print the same usage."""
+    script = BIN / f"hgin-{name}"
+    if not script.exists():
+        pytest.skip(f"{script} is not installed (pip install -e .)")
+    console = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    root = subprocess.run(
+        [sys.executable, str(ROOT / f"{name}.py"), "--help"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert console.returncode == root.returncode == 0
+    options = lambda text: text[text.index("options:") :]  # noqa: E731 - past "usage: <prog>"
+    assert options(console.stdout) == options(root.stdout)
+
+
+def test_a_shadowing_agents_package_stops_the_cli_with_a_clear_message(tmp_path):
+    """Another top-level ``agents`` first on the path (the OpenAI Agents SDK's name) is named."""
+    fake = tmp_path / "agents"
+    fake.mkdir()
+    (fake / "__init__.py").write_text('"""Not hollywood-gin\'s agents package."""\n')
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+         "import hgin_cli.evaluate"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "is not hollywood-gin's" in proc.stderr and str(fake) in proc.stderr
+    assert "Traceback" not in proc.stderr
