@@ -224,6 +224,24 @@ def create_app(
         with game.lock:  # in a worker thread: a game busy with a model's move waits there
             return view(game)
 
+    async def _change(
+        game: Table, change: Callable[[], object], view: Callable[[Any], dict[str, Any]]
+    ) -> JSONResponse:
+        """Apply ``change`` under the game's lock in a worker thread; answer with ``view``.
+
+        A refused change (``MoveError``) answers 400 with its reason and the unchanged view.
+        """
+
+        def run() -> dict[str, Any]:
+            with game.lock:
+                try:
+                    change()
+                except MoveError as exc:
+                    raise ApiError(400, str(exc), view(game)) from exc
+                return view(game)
+
+        return JSONResponse(await run_in_threadpool(run))
+
     async def get_play(request: Request) -> JSONResponse:
         game = _game(request, PlayGame)
         return JSONResponse(await run_in_threadpool(_locked, game, play_view))
@@ -237,29 +255,11 @@ def create_app(
                 400, f'malformed request: expected {{"move": "7H"}} (or draw, take, pass, '
                 f"knock 7H), got {json.dumps(data)[:200]}",
             )  # fmt: skip
-
-        def apply() -> dict[str, Any]:
-            with game.lock:
-                try:
-                    game.move(move)
-                except MoveError as exc:
-                    raise ApiError(400, str(exc), play_view(game)) from exc
-                return play_view(game)
-
-        return JSONResponse(await run_in_threadpool(apply))
+        return await _change(game, lambda: game.move(move), play_view)
 
     async def play_next(request: Request) -> JSONResponse:
         game = _game(request, PlayGame)
-
-        def deal() -> dict[str, Any]:
-            with game.lock:
-                try:
-                    game.next_hand()
-                except MoveError as exc:
-                    raise ApiError(400, str(exc), play_view(game)) from exc
-                return play_view(game)
-
-        return JSONResponse(await run_in_threadpool(deal))
+        return await _change(game, game.next_hand, play_view)
 
     async def new_watch(request: Request) -> JSONResponse:
         data = await _body(request)
@@ -287,16 +287,7 @@ def create_app(
 
     async def watch_step(request: Request) -> JSONResponse:
         game = _game(request, WatchGame)
-
-        def step() -> dict[str, Any]:
-            with game.lock:
-                try:
-                    game.step()
-                except MoveError as exc:
-                    raise ApiError(400, str(exc), watch_view(game)) from exc
-                return watch_view(game)
-
-        return JSONResponse(await run_in_threadpool(step))
+        return await _change(game, game.step, watch_view)
 
     async def get_transcript(request: Request) -> Response:
         game = _game(request, Table)
