@@ -186,17 +186,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _check_action(self, action: Any) -> int | None:
         """The action as an int if legal; None if illegal and penalized; else raise."""
+        scalar = np.ndim(action) == 0  # an array of several ids is no action
         try:
-            a = int(action)
+            a = int(action) if scalar else -1
         except (TypeError, ValueError):
             a = -1
+        whole = scalar and a == action
         mask = self.engine.legal_action_mask()[0]
-        if 0 <= a < N_ACTIONS and mask[a] and a == action:
+        if 0 <= a < N_ACTIONS and mask[a] and whole:
             return a
         if self.config.illegal_action == "penalize":
             return None
         legal = ", ".join(f"{x} ({action_text(x)})" for x in np.flatnonzero(mask))
-        shown = f"{a} ({action_text(a)})" if a == action else repr(action)
+        shown = f"{a} ({action_text(a)})" if whole else f"{action!r} (one action id expected)"
         phase = Phase(int(self.engine.phase[0])).name
         raise ValueError(
             f"{self.agent_selection}: illegal action {shown} in phase {phase}; "
