@@ -24,6 +24,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from agents.model_policy import PolicyLoadError, load_policy, shipped_models  # noqa: E402
+from agents.output_paths import OutputPathError, check_writable  # noqa: E402
 from agents.play import GameSession, play  # noqa: E402
 from hgin_env.engine.config import RulesConfig  # noqa: E402
 
@@ -91,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     opponent = args.opponent or default_opponent()
     try:
+        if args.transcript is not None:  # before the game, not when the first hand ends
+            check_writable(args.transcript)
         policy = load_policy(opponent, args.seed)
-    except PolicyLoadError as exc:
+    except (OutputPathError, PolicyLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     session = GameSession(policy, seed=args.seed, seat=args.seat, rules=args.rules)
