@@ -229,9 +229,10 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise RecordError(f"malformed hand record: {exc}") from exc
     if deck.shape != (N_CARDS,) or sorted(deck.tolist()) != list(range(N_CARDS)):
+        got = f"{deck.size} entries" if deck.size != N_CARDS else "repeated or unknown ids"
         raise RecordError(
             f"malformed hand record: the deck must list the card ids 0..{N_CARDS - 1} once "
-            f"each, got {deck.size} entries"
+            f"each, got {got}"
         )
     for k, (seat, action) in enumerate(actions, start=1):
         if not 0 <= action < N_ACTIONS or seat not in (0, 1):

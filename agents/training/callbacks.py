@@ -143,8 +143,8 @@ class SelfPlayCallback(BaseCallback):
     def _snapshot(self) -> None:
         self.opponents.add_snapshot(self.model)
         self.state.last_snapshot_steps = self.num_timesteps
-        # selfplay/pool_size is logged at each rollout's end (HandStatsCallback); recorded
-        # here too, it got two points at one step whenever an evaluation dumped between
+        # (selfplay/pool_size is logged at each rollout's end by HandStatsCallback: logged
+        # here as well, it got two points at one step when an evaluation dumped in between)
 
 
 class EvalCallback(BaseCallback):
@@ -205,15 +205,16 @@ class EvalCallback(BaseCallback):
         steps = self.state.steps
         history = [e for e in data.get("history", []) if e.get("steps", 0) <= steps]
         best = data.get("best")
+        value = best.get("value") if isinstance(best, dict) else None
         if (
-            isinstance(best, dict)
+            isinstance(value, int | float)
             and data.get("metric") == self.config.best_metric
             and (self.run_dir / "best_model.zip").is_file()
-            and (self.state.best_metric is None or best["value"] > self.state.best_metric)
+            and (self.state.best_metric is None or value > self.state.best_metric)
         ):
-            self.state.best_metric, self.state.best_steps = best["value"], best["steps"]
+            self.state.best_metric, self.state.best_steps = value, int(best.get("steps", 0))
             self.recorded_best = {k: v for k, v in best.items() if k != "model"}
-            if best["steps"] > steps:
+            if self.state.best_steps > steps:
                 self.recorded_best["from_stopped_session"] = True
         return history
 

@@ -343,7 +343,7 @@ def train(
                 "was removed; run the same command to start again"
             )
         else:
-            print(f"\ninterrupted before training resumed; continue with --resume {run_dir}")
+            print(f"\ninterrupted before training began; continue with --resume {run_dir}")
         return TrainResult(run_dir, int(state.steps), True, 0.0, 0.0, None)
 
 
@@ -369,7 +369,7 @@ def _session(
         )
         model.set_random_seed((config.seed * 1_000_003 + model.num_timesteps) % 2**32)
         print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
-        truncate_events(run_dir / "tb", model.num_timesteps)  # a killed session's, past it
+        truncate_events(run_dir / "tb", model.num_timesteps)  # what a killed session logged past it
     save_config(config, run_dir / "config.yaml")
     env.seed(game_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
