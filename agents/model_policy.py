@@ -94,6 +94,7 @@ def load_model(path: str | Path) -> Any:
             f"({type(exc).__name__}: {message})"
         ) from exc
     _check_spaces(model, path)
+    _check_plays(model, path)
     return model
 
 
@@ -112,6 +113,25 @@ def _check_spaces(model: Any, path: Path) -> None:
             f"cannot use model {path}: action space {model.action_space} does not match "
             f"Discrete({N_ACTIONS})"
         )
+
+
+def _check_plays(model: Any, path: Path) -> None:
+    """Raise ``PolicyLoadError`` unless the network picks actions from a plain observation.
+
+    Play feeds the first ``OBS_DIM`` entries only, so a network built for the privileged
+    width must ignore the privileged block (the ``cards`` network does; an MLP cannot):
+    one forward pass on a zero observation finds out at load time.
+    """
+    from agents.torch_policy import TorchPolicy
+
+    try:
+        TorchPolicy(model.policy, deterministic=True).logits(np.zeros((1, OBS_DIM), np.float32))
+    except Exception as exc:  # noqa: BLE001 - any failure means the model cannot play
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise PolicyLoadError(
+            f"cannot use model {path}: its network cannot choose actions from the "
+            f"{OBS_DIM}-entry observation ({type(exc).__name__}: {first})"
+        ) from exc
 
 
 class ModelPolicy:
@@ -162,6 +182,36 @@ def model_file(spec: str | Path) -> Path | None:
         return path
     shipped = MODELS_DIR / text / MODEL_FILE
     return shipped if shipped.exists() else None
+
+
+def policy_problem(spec: str, model_only: bool = False) -> str | None:
+    """Why ``spec`` names no policy, or None when it does; nothing is loaded (cheap).
+
+    A spec is fine when it is a registered bot or shipped model name, or the path of an
+    existing model file (whether the file is a usable model shows only when it loads).
+
+    Args:
+        spec: a policy name or model path, as ``load_policy`` takes it.
+        model_only: accept models only (no bots), as ``pretrain.init_from`` needs.
+    """
+    text = str(spec)
+    known = registered_policies()
+    if text in known and not model_only:
+        return None
+    path = model_file(text)
+    if path is not None:
+        if path.is_file():
+            return None
+        if path.is_dir():
+            return f"cannot load model {path}: is a directory without {MODEL_FILE}"
+        return f"cannot load model {path}: no such file"
+    shipped = MODELS_DIR / text / MODEL_FILE
+    if model_only:
+        return f"{text!r} is not a model: not a model file, and no shipped model {shipped}"
+    return (
+        f"unknown policy {text!r}: not a bot ({', '.join(known)}), not a model file, "
+        f"and no shipped model {shipped}"
+    )
 
 
 def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:

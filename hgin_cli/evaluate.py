@@ -33,8 +33,9 @@ from agents.evaluation.report import (
     print_table,
     results_row,
 )
-from agents.model_policy import PolicyLoadError
-from agents.transcript import TranscriptRecorder
+from agents.model_policy import PolicyLoadError, load_policy
+from agents.output_paths import OutputPathError, check_writable
+from agents.transcript import TranscriptRecorder, transcript_paths
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -54,8 +55,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--against", nargs="+", metavar="OPPONENT",
         help="play the one policy A against each of these opponents; print a markdown table",
     )  # fmt: skip
-    parser.add_argument("--series", type=int, default=1000, help="series (deal sequences) per pair")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    parser.add_argument(
+        "--series", type=int, default=1000, help="series (deal sequences) per pair (default 1000)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the deals and the bots (default 0)"
+    )
     parser.add_argument(
         "--duplicate", action="store_true",
         help="also play every deal sequence with the seats swapped (doubles the series)",
@@ -93,10 +98,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def check_inputs(args: argparse.Namespace) -> None:
+    """Fail before any game: the output files must be writable, ``--against`` opponents load.
+
+    A pair or a league loads its policies before the first game anyway; ``--against``
+    plays its opponents one after another, so all of them are loaded once here first.
+
+    Raises:
+        OutputPathError: ``--json`` or ``--transcript`` (or its ``.txt``) not writable.
+        PolicyLoadError: a policy that cannot be loaded.
+    """
+    outputs = [args.json] if args.json else []
+    if args.transcript:
+        outputs += transcript_paths(args.transcript)
+    for path in outputs:
+        check_writable(path)
+    if args.against:
+        for spec in dict.fromkeys([*args.policies, *args.against]):
+            load_policy(spec, args.seed)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation; return the process exit status."""
     args = parse_args(argv)
     progress = not args.no_progress
+    try:
+        check_inputs(args)
+    except (OutputPathError, PolicyLoadError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.against:
             (agent,) = args.policies

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from agents.model_policy import PolicyLoadError, load_policy, shipped_models
+from agents.output_paths import OutputPathError, check_writable
 from agents.play import GameSession, parse_rules, play
 
 
@@ -74,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the game; return the exit status."""
     args = parse_args(argv)
     opponent = args.opponent or default_opponent()
+    if args.transcript is not None:  # before the game, not when the first hand ends
+        try:
+            check_writable(args.transcript)
+        except OutputPathError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.web:
         try:
             from agents.web.server import run_table

@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             config = load_config(args.config, args.overrides, seed=args.seed)
         if args.print_config:
-            print(config.to_yaml() if config else Path(args.resume, "config.yaml").read_text())
+            if config is None:  # the saved config with the --set overrides, as resuming uses it
+                from agents.training.runner import load_run_config
+
+                config = load_run_config(Path(args.resume), args.overrides)
+            print(config.to_yaml())
             return 0
         from agents.training import train
 
@@ -72,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before the trainer could handle it (while starting up)
+        print("\ninterrupted while starting: nothing was trained", file=sys.stderr)
+        return 130
     if result.interrupted:
         return 130
     print(f"done: {result.steps:,} steps in {result.seconds:.0f}s ({result.fps:,.0f} steps/s)")

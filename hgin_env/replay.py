@@ -24,8 +24,11 @@ info            free-form context (series index, hand number, seed)
 
 ``replay_hand`` re-runs a record step by step, checks every action's seat and legality
 and the final result against the record, and returns the text of the hand; a mismatch
-raises ``ReplayError``. Run ``python -m hgin_env.replay PATH [--hand K]`` to print (and
-verify) the hands of a transcript.
+raises ``ReplayError``, and a record that is not a well-formed hand record of this
+version (missing keys, a deck that is not the 52 card ids, an action id outside 0..106)
+raises its subclass ``RecordError``. Run ``python -m hgin_env.replay PATH [--hand K]`` to
+print (and verify) the hands of a transcript: exit status 0 when every hand replays,
+1 when a hand does not match the engine, 2 for an unreadable or malformed transcript.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
-from hgin_env.engine.cards import card_text, format_cards
+from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE, action_text
+from hgin_env.engine.cards import N_CARDS, card_text, format_cards
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import UPCARD, GinEngine, HandState, Outcome
 from hgin_env.engine.melds import arrangement_melds
@@ -52,6 +55,10 @@ _KNOCKS = (Outcome.KNOCK, Outcome.GIN, Outcome.UNDERCUT, Outcome.BIG_GIN)
 
 class ReplayError(ValueError):
     """A transcript that does not match what the engine does with it."""
+
+
+class RecordError(ReplayError):
+    """A transcript or record that is not readable as hand records of this version."""
 
 
 def _cards(cards: Sequence[int]) -> list[str]:
@@ -89,7 +96,7 @@ def hand_result(final: HandState, j: int = 0) -> dict[str, Any]:
             knocker_melds=_meld_lists(k_melds),
             knocker_deadwood_cards=_cards(k_dead),
             defender_melds=_meld_lists(d_melds),
-            defender_deadwood_cards=_cards(c for c in d_dead if not laid_off[c]),
+            defender_deadwood_cards=_cards([c for c in d_dead if not laid_off[c]]),
         )
     return result
 
@@ -116,16 +123,16 @@ def hand_record(
         names: the players' names, seat 0 first.
         info: extra context stored under ``info``.
     """
-    deck = [int(c) for c in np.asarray(deck).reshape(-1)]
+    order = [int(c) for c in np.asarray(deck).reshape(-1)]
     dealer = int(dealer)
-    first, second = sorted(deck[:10]), sorted(deck[10:UPCARD])
+    first, second = sorted(order[:10]), sorted(order[10:UPCARD])
     dealt = [second, first] if dealer == 0 else [first, second]  # seat 0 first
     return {
         "version": RECORD_VERSION,
         "names": list(names),
         "rules": (rules or RulesConfig()).to_dict(),
         "dealer": dealer,
-        "deck": deck,
+        "deck": order,
         "dealt": [" ".join(_cards(h)) for h in dealt],
         "actions": [[int(seat), int(a)] for seat, a in actions],
         "result": hand_result(final, j),
@@ -202,9 +209,16 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
         ``(engine, lines)``: the engine at the end of the hand and the hand as text.
 
     Raises:
-        ReplayError: a malformed record, an action by the wrong seat or an illegal one,
-            a hand still live after the last action, or a result other than the record's.
+        RecordError: a malformed record (see the module docstring).
+        ReplayError: an action by the wrong seat or an illegal one, a hand still live
+            after the last action, or a result other than the record's.
     """
+    version = record.get("version")
+    if version != RECORD_VERSION:
+        raise RecordError(
+            f"hand record version {version!r} is not supported (this replay reads "
+            f"version {RECORD_VERSION})"
+        )
     try:
         rules = RulesConfig.from_dict(record["rules"])
         names = list(record["names"])
@@ -212,10 +226,27 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
         deck = np.asarray(record["deck"], dtype=np.int64)
         actions = [(int(seat), int(a)) for seat, a in record["actions"]]
         want = record["result"]
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise RecordError(f"malformed hand record: {exc}") from exc
+    if deck.shape != (N_CARDS,) or sorted(deck.tolist()) != list(range(N_CARDS)):
+        found = f"{deck.size} entries" if deck.size != N_CARDS else "repeated or unknown ids"
+        raise RecordError(
+            f"malformed hand record: the deck must list the card ids 0..{N_CARDS - 1} once "
+            f"each, got {found}"
+        )
+    for k, (seat, action) in enumerate(actions, start=1):
+        if not 0 <= action < N_ACTIONS or seat not in (0, 1):
+            raise RecordError(
+                f"malformed hand record: step {k} has seat {seat}, action id {action} "
+                f"(seats are 0 and 1, action ids 0..{N_ACTIONS - 1})"
+            )
+    if len(names) != 2:
+        raise RecordError(f"malformed hand record: names must hold 2 names, got {names!r}")
+    try:
         engine = GinEngine(1, rules, seed=0)
         engine.reset(decks=deck[None], dealers=dealer)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(f"malformed hand record: {exc}") from exc
+    except ValueError as exc:
+        raise RecordError(f"malformed hand record: {exc}") from exc
     s = engine.state
     dealt = [format_cards(s.hands[0, seat]) for seat in (0, 1)]
     if "dealt" in record and list(record["dealt"]) != dealt:
@@ -232,6 +263,11 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
             raise ReplayError(
                 f"step {k}: the record has seat {seat} acting, the engine has seat "
                 f"{int(engine.current_player[0])} to act"
+            )
+        if not engine.legal_action_mask()[0, action]:
+            legal = ", ".join(action_text(a) for a in np.flatnonzero(engine.legal_action_mask()[0]))
+            raise ReplayError(
+                f"step {k}: action {action} ({action_text(action)}) is illegal here; legal: {legal}"
             )
         text = describe_action(engine, action, names[seat])
         try:
@@ -264,16 +300,22 @@ def read_transcript(path: str | Path) -> list[dict[str, Any]]:
     """Read the records of a JSON Lines transcript (blank lines skipped).
 
     Raises:
-        ReplayError: a line that is not a JSON object.
+        RecordError: a file that is not UTF-8 text, a line that is not a JSON object, or
+            a file without any record.
+        OSError: a file that cannot be read.
     """
-    return parse_transcript(Path(path).read_text(), path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not a text transcript (not UTF-8: {exc.reason})") from exc
+    return parse_transcript(text, path)
 
 
 def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[str, Any]]:
     """The records of a JSON Lines transcript's text; ``path`` names it in errors.
 
     Raises:
-        ReplayError: a line that is not a JSON object.
+        RecordError: a line that is not a JSON object, or a text without any record.
     """
     records = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -282,10 +324,12 @@ def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[st
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ReplayError(f"{path}:{n}: not JSON ({exc})") from exc
+            raise RecordError(f"{path}:{n}: not JSON ({exc})") from exc
         if not isinstance(rec, dict):
-            raise ReplayError(f"{path}:{n}: expected a JSON object per line")
+            raise RecordError(f"{path}:{n}: expected a JSON object per line")
         records.append(rec)
+    if not records:
+        raise RecordError(f"{path}: no hand records (the file is empty)")
     return records
 
 
@@ -294,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m hgin_env.replay",
         description="Replay the hands of a JSON Lines transcript through the engine.",
+        epilog="exit status: 0 every hand verified, 1 a hand differs from the engine, "
+        "2 an unreadable or malformed transcript",
     )
     parser.add_argument("path", type=Path, help="a .jsonl transcript")
     parser.add_argument("--hand", type=int, metavar="K", help="only hand K (1-based)")
@@ -301,14 +347,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         records = read_transcript(args.path)
         if args.hand is not None and not 1 <= args.hand <= len(records):
-            raise ReplayError(f"--hand must be in 1..{len(records)}, got {args.hand}")
+            raise RecordError(f"--hand must be in 1..{len(records)}, got {args.hand}")
         chosen = range(len(records)) if args.hand is None else [args.hand - 1]
         for k in chosen:
             info = records[k].get("info") or {}
             extra = "".join(f", {key} {value}" for key, value in info.items())
             print(format_record(records[k], f"Hand {k + 1} of {len(records)}{extra}"))
             print()
-    except (OSError, ReplayError) as exc:
+    except (OSError, RecordError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ReplayError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"verified {len(chosen)} hand(s) against the engine")

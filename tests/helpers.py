@@ -7,8 +7,12 @@ stock, then ``deck[22]`` and so on.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import gymnasium as gym
 import numpy as np
 
+from agents.training.config import build_config
 from hgin_env.engine.actions import DRAW, KNOCK, action_text, parse_action
 from hgin_env.engine.cards import N_CARDS, card_text, parse_card_list
 from hgin_env.engine.config import RulesConfig
@@ -257,3 +261,73 @@ def check_pair_schema(data: dict) -> None:
         assert data[key][0] <= data[key][1]
     assert data["series_won"] + data["series_lost"] + data["series_unfinished"] == data["n_series"]
     assert data["hands_won"] + data["hands_lost"] + data["hands_drawn"] == data["hands"]
+
+
+# ------------------------------------------------------------------ tiny training runs
+#: a run of a few seconds: 8 games, 256-step rollouts, evaluation and checkpoints every 512
+TINY = {
+    "experiment": "tiny",
+    "total_timesteps": 1024,
+    "progress_bar": False,
+    "ppo": {"n_envs": 8, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32]},
+    "eval": {
+        "every_steps": 512,
+        "n_series": 1,
+        "n_hands": 16,
+        "max_hands_per_series": 2,
+        "opponents": ["random", "simple"],
+    },
+    "checkpoint": {"every_steps": 512, "keep": 2},
+    "opponents": {
+        "mix": {"random": 1, "simple": 1},
+        "selfplay": {"enabled": True, "snapshot_every": 256, "pool_size": 2, "weight": 0.5},
+    },
+}
+
+
+def tiny_config(tmp_path: Path, *overrides: str):
+    """The tiny config with its runs folder under ``tmp_path``."""
+    return build_config(TINY, [f"runs_dir={tmp_path}", *overrides])
+
+
+def scalars(run_dir: Path) -> dict[str, list[int]]:
+    """Tag -> steps of every scalar in the run's TensorBoard event files."""
+    found: dict[str, list[int]] = {}
+    for path in sorted((run_dir / "tb").glob("events.out.tfevents.*")):
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        events = EventAccumulator(str(path))
+        events.Reload()
+        for tag in events.Tags()["scalars"]:
+            found.setdefault(tag, []).extend(e.step for e in events.Scalars(tag))
+    return found
+
+
+# ------------------------------------------------------------------ models with chosen spaces
+class SpaceEnv(gym.Env):
+    """A dummy env with chosen spaces, only to build and save a MaskablePPO model."""
+
+    def __init__(self, obs_dim: int, n_actions: int) -> None:
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
+        self.action_space = gym.spaces.Discrete(n_actions)
+
+    def reset(self, *, seed=None, options=None):
+        """Return a zero observation."""
+        return np.zeros(self.observation_space.shape, np.float32), {}
+
+    def step(self, action):
+        """End at once."""
+        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        """Every action is allowed."""
+        return np.ones(self.action_space.n, dtype=bool)
+
+
+def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
+    """Save an untrained MaskablePPO with the given spaces."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", SpaceEnv(obs_dim, n_actions), n_steps=8, batch_size=8)
+    model.save(path)
+    return path

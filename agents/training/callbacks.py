@@ -36,7 +36,13 @@ from tqdm.auto import tqdm
 from agents.evaluation import evaluate
 from agents.model_policy import load_policy
 from agents.torch_policy import TorchPolicy
-from agents.training.checkpoint import TrainState, atomic_write_text, save_model, write_checkpoint
+from agents.training.checkpoint import (
+    TrainState,
+    atomic_write_text,
+    prune_pool_files,
+    save_model,
+    write_checkpoint,
+)
 from agents.training.config import TrainConfig
 from agents.training.hand_eval import evaluate_hands
 from agents.training.opponents import TrainingOpponents
@@ -137,7 +143,8 @@ class SelfPlayCallback(BaseCallback):
     def _snapshot(self) -> None:
         self.opponents.add_snapshot(self.model)
         self.state.last_snapshot_steps = self.num_timesteps
-        self.logger.record("selfplay/pool_size", len(self.opponents.pool))
+        # (selfplay/pool_size is logged at each rollout's end by HandStatsCallback: logged
+        # here as well, it got two points at one step when an evaluation dumped in between)
 
 
 class EvalCallback(BaseCallback):
@@ -155,6 +162,14 @@ class EvalCallback(BaseCallback):
 
     The model with the best mean ``best_metric`` so far is saved as ``best_model.zip``;
     ``eval.json`` holds the latest evaluation in full, the best one and a short history.
+
+    On resume (a run continued from its checkpoint at step S), the history keeps only
+    its entries up to S: later ones come from the part of the stopped session that the
+    resumed run trains again, so the history stays one increasing record of the run that
+    continues. The recorded best (``eval.json``'s ``best``, which describes the
+    ``best_model.zip`` on disk) is kept even when it came from that lost part (it is then
+    marked ``"from_stopped_session": true``): ``best_model.zip`` is replaced only by a
+    model that scores better than it.
 
     Args:
         config: the whole training config (``eval`` and ``rules`` are used).
@@ -178,13 +193,30 @@ class EvalCallback(BaseCallback):
         self.state = state
         self.on_result = on_result
         self.opponents = {name: load_policy(name, self.seed) for name in self.config.opponents}
+        self.recorded_best: dict[str, Any] | None = None
         self.history: list[dict[str, Any]] = self._read_history()
 
     def _read_history(self) -> list[dict[str, Any]]:
+        """The history up to the checkpoint's step; adopts the recorded best (see above)."""
         try:
-            return json.loads((self.run_dir / "eval.json").read_text()).get("history", [])
+            data = json.loads((self.run_dir / "eval.json").read_text())
         except (OSError, ValueError):
             return []
+        steps = self.state.steps
+        history = [e for e in data.get("history", []) if e.get("steps", 0) <= steps]
+        best = data.get("best")
+        value = best.get("value") if isinstance(best, dict) else None
+        if (
+            isinstance(value, int | float)
+            and data.get("metric") == self.config.best_metric
+            and (self.run_dir / "best_model.zip").is_file()
+            and (self.state.best_metric is None or value > self.state.best_metric)
+        ):
+            self.state.best_metric, self.state.best_steps = value, int(best.get("steps", 0))
+            self.recorded_best = {k: v for k, v in best.items() if k != "model"}
+            if self.state.best_steps > steps:
+                self.recorded_best["from_stopped_session"] = True
+        return history
 
     def _on_step(self) -> bool:
         every = self.config.every_steps
@@ -268,7 +300,8 @@ class EvalCallback(BaseCallback):
         return out
 
     def _write_json(self, entry: dict[str, Any], results: dict[str, Any]) -> None:
-        best = max(self.history, key=lambda e: e["value"])
+        kept = [self.recorded_best] if self.recorded_best is not None else []
+        best = max(kept + self.history, key=lambda e: e["value"])
         data = {
             "metric": self.config.best_metric,
             "latest": {**entry, "details": results},
@@ -317,9 +350,15 @@ class CheckpointCallback(BaseCallback):
         return True
 
     def save(self) -> Path:
-        """Write a checkpoint of the model now; returns its path."""
+        """Write a checkpoint of the model now; returns its path.
+
+        Then the self-play snapshots that neither the pool nor a kept checkpoint lists
+        are deleted (an evicted snapshot stays while an older checkpoint needs it).
+        """
         self.state_update()
-        return write_checkpoint(self.model, self.folder, self.state, self.keep)
+        path = write_checkpoint(self.model, self.folder, self.state, self.keep)
+        prune_pool_files(self.folder.parent, self.state.pool)
+        return path
 
 
 class ProgressCallback(BaseCallback):

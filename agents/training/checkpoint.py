@@ -2,10 +2,14 @@
 
 Every file is written to a temporary name in the same folder, flushed to disk and then
 renamed over its final name (``os.replace`` is atomic), so a crash or Ctrl-C mid-write
-never leaves a half-written checkpoint under a real name. A checkpoint is the
-MaskablePPO ``.zip`` (network, optimizer, step counter) and a small JSON state (the
-self-play pool, the best evaluation so far, when the last evaluation and snapshot ran).
-The JSON is written after the zip, so a checkpoint counts only once both exist.
+never leaves a half-written checkpoint under a real name; the file gets the mode a
+plain ``open(path, "w")`` would give (the umask's, or the mode of the file it replaces).
+A checkpoint is the MaskablePPO ``.zip`` (network, optimizer, step counter) and a small
+JSON state (the self-play pool, the best evaluation so far, when the last evaluation and
+snapshot ran). The JSON is written after the zip, so a checkpoint counts only once both
+exist; pruning deletes the JSON first, so a kill mid-prune leaves at worst a lone zip.
+``clean_run_folder`` removes what a killed process can leave (temporary files, a zip
+without its JSON, a JSON without its zip) when the run is resumed.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +27,8 @@ from typing import IO, Any
 from agents.model_policy import read_zip_entries
 
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
+#: a temporary file of ``atomic_write``: ``.<final name>.<random>.tmp``
+TEMP_RE = re.compile(r"^\..+\.[0-9a-z_]+\.tmp$")
 
 
 class CheckpointError(RuntimeError):
@@ -69,9 +76,11 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:
+            if path.exists():  # keep the mode of the file replaced, as open(path, "w") does
+                os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
             write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -82,9 +91,27 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
     return path
 
 
+def _create_temp(path: Path) -> tuple[int, Path]:
+    """Create ``.<name>.<random>.tmp`` next to ``path`` with mode 0666 less the umask.
+
+    ``tempfile.mkstemp`` would create it 0600; ``os.open`` with 0o666 lets the kernel
+    apply the umask exactly as for a plain ``open(path, "w")``.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """``atomic_write`` for text (UTF-8)."""
-    return atomic_write(path, lambda f: f.write(text.encode()))
+    def write(file: IO[bytes]) -> None:
+        file.write(text.encode())
+
+    return atomic_write(path, write)
 
 
 def save_model(model: Any, path: str | Path) -> Path:
@@ -108,9 +135,57 @@ def write_checkpoint(model: Any, folder: Path, state: TrainState, keep: int) -> 
     path = save_model(model, checkpoint_path(folder, steps))
     atomic_write_text(path.with_suffix(".json"), json.dumps(asdict(state), indent=2))
     for old in list_checkpoints(folder)[:-keep]:
+        old.with_suffix(".json").unlink(missing_ok=True)  # first: it makes the pair count
         old.unlink(missing_ok=True)
-        old.with_suffix(".json").unlink(missing_ok=True)
     return path
+
+
+def prune_pool_files(run_dir: Path, current: list[str]) -> None:
+    """Delete the self-play snapshots in ``run_dir/pool`` that nothing needs any more.
+
+    A snapshot is kept while the current pool (``current``, relative paths) or a
+    checkpoint in ``run_dir/checkpoints`` lists it.
+    """
+    listed = referenced_pool_files(run_dir) | set(current)
+    for snapshot in sorted((run_dir / "pool").glob("snapshot_*.zip")):
+        if str(snapshot.relative_to(run_dir)) not in listed:
+            snapshot.unlink(missing_ok=True)
+
+
+def referenced_pool_files(run_dir: Path) -> set[str]:
+    """The self-play snapshot files (relative to ``run_dir``) its checkpoints list."""
+    files: set[str] = set()
+    for path in list_checkpoints(run_dir / "checkpoints"):
+        try:
+            files.update(read_state(path).pool)
+        except CheckpointError:
+            continue
+    return files
+
+
+def clean_run_folder(run_dir: Path) -> list[Path]:
+    """Remove what a killed run leaves behind; returns the files removed.
+
+    That is: ``atomic_write`` temporary files (``.<name>.<random>.tmp``) in the run
+    folder, ``checkpoints/`` and ``pool/``; and in ``checkpoints/`` a ``ckpt_*.zip``
+    without its ``.json`` (killed between the two writes) or a ``.json`` without its zip
+    (killed while pruning). Neither half is a checkpoint (``list_checkpoints``).
+    """
+    removed = []
+    for folder in (run_dir, run_dir / "checkpoints", run_dir / "pool"):
+        if folder.is_dir():
+            removed += [p for p in folder.iterdir() if p.is_file() and TEMP_RE.match(p.name)]
+    folder = run_dir / "checkpoints"
+    if folder.is_dir():
+        for p in folder.iterdir():
+            if p.suffix == ".json" and CHECKPOINT_RE.match(p.with_suffix(".zip").name):
+                if not p.with_suffix(".zip").exists():
+                    removed.append(p)
+            elif CHECKPOINT_RE.match(p.name) and not p.with_suffix(".json").exists():
+                removed.append(p)
+    for p in removed:
+        p.unlink(missing_ok=True)
+    return sorted(removed)
 
 
 def list_checkpoints(folder: Path) -> list[Path]:
@@ -135,7 +210,8 @@ def latest_checkpoint(folder: Path) -> Path:
     if not found:
         raise CheckpointError(
             f"no checkpoint in {folder} (expected ckpt_<steps>.zip with its .json); "
-            "nothing to resume"
+            "nothing to resume: the run stopped before its first checkpoint, so start it "
+            "again (delete the folder to reuse its name)"
         )
     return found[-1]
 
@@ -169,8 +245,12 @@ def read_state(path: Path) -> TrainState:
         ) from exc
 
 
-def load_model(path: Path, env: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+def load_model(
+    path: Path, env: Any, custom_objects: dict[str, Any] | None = None, device: str = "cpu"
+) -> Any:
     """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
+
+    ``device`` is the torch device the resumed model trains on (``ppo.device``).
 
     Raises:
         CheckpointError: a missing or corrupt file, naming it.
@@ -179,7 +259,7 @@ def load_model(path: Path, env: Any, custom_objects: dict[str, Any] | None = Non
 
     check_model_zip(path)
     try:
-        return MaskablePPO.load(path, env=env, device="cpu", custom_objects=custom_objects)
+        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom_objects)
     except Exception as exc:  # noqa: BLE001 - any failure inside SB3 means an unusable file
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise CheckpointError(

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import yaml
 
-from agents.model_policy import MODELS_DIR
+from agents.model_policy import MODELS_DIR, policy_problem
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig
@@ -336,6 +336,7 @@ class TrainConfig:
                 "ppo.belief_coef > 0 needs ppo.policy: cards and env.privileged: true (the "
                 "privileged block holds the opponent's hand it learns to predict)"
             )
+        _check_policies(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain dicts and lists (what ``config.yaml`` holds)."""
@@ -344,6 +345,29 @@ class TrainConfig:
     def to_yaml(self) -> str:
         """The config as YAML text, sections in declaration order."""
         return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+
+
+def _check_policies(config: TrainConfig) -> None:
+    """Raise ``ConfigError`` for a policy name or model path that names nothing.
+
+    Checked without loading anything (``agents.model_policy.policy_problem``): bot and
+    shipped model names, and model files that exist, pass.
+    """
+    named = [(f"opponents.mix.{name}", name) for name in config.opponents.mix]
+    named += [(f"eval.opponents[{i}]", name) for i, name in enumerate(config.eval.opponents)]
+    if config.pretrain.teacher is not None:
+        named.append(("pretrain.teacher", config.pretrain.teacher))
+    for where, name in named:
+        problem = policy_problem(name)
+        if problem is not None:
+            raise ConfigError(f"{where}: {problem}")
+    if config.pretrain.init_from is not None:
+        problem = policy_problem(config.pretrain.init_from, model_only=True)
+        if problem is not None:
+            raise ConfigError(
+                f"pretrain.init_from: {problem} (a resumed run does not use it: "
+                "--set pretrain.init_from=null)"
+            )
 
 
 def _positive(obj: Any, *names: str) -> None:
@@ -393,7 +417,11 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError("no such config file")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not a YAML text file (not UTF-8: {exc.reason})") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read it ({exc.strerror or exc})") from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"not valid YAML: {exc}") from exc
     if data is None:

@@ -207,7 +207,7 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
     """
     from tqdm.auto import tqdm
 
-    from hgin_env.envs.policy import resolve_policy
+    from agents.model_policy import load_policy
 
     p: PretrainConfig = config.pretrain
     summary: dict[str, Any] = {}
@@ -216,7 +216,7 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
         summary["init_from"] = p.init_from
         print(f"network initialised from {p.init_from}")
     if p.teacher is not None:
-        teacher = resolve_policy(p.teacher, seed=config.seed + 17)
+        teacher = load_policy(p.teacher, seed=config.seed + 17)  # a bot or a model file
         bar = tqdm(total=p.samples, desc=f"recording {p.teacher}", disable=not config.progress_bar)
 
         def advance(kept: int) -> None:

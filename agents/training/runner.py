@@ -3,7 +3,9 @@
 ``train(config)`` does, in order:
 
 1. make the run folder ``runs/<experiment>__<seed>__<YYYYmmdd-HHMMSS>/`` (or, with
-   ``resume``, reopen a run folder and its newest checkpoint);
+   ``resume``, reopen a run folder and its newest checkpoint, after removing what a
+   killed session left: temporary files, half checkpoints, TensorBoard events and
+   evaluation history past the checkpoint);
 2. build the opponents (bots, models, self-play pool: one ``MixturePolicy``, or the
    only opponent itself) and the batched ``HollywoodGinVecEnv`` around them;
 3. build the ``MaskablePPO`` model from ``config.ppo`` (or load the checkpoint:
@@ -14,6 +16,10 @@
    checkpoints, progress bar) and log the hyperparameters;
 5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops;
 6. a final evaluation and checkpoint, then ``final_model.zip``.
+
+Ctrl-C before the first checkpoint of a fresh run (while building it or pretraining)
+has nothing to save: the run folder is removed, so the same command (and
+``--run-name``) starts the run again.
 
 Run folder::
 
@@ -31,6 +37,7 @@ Run folder::
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +61,9 @@ from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import (
     CheckpointError,
     TrainState,
+    clean_run_folder,
     latest_checkpoint,
+    list_checkpoints,
     load_model,
     read_state,
     save_model,
@@ -62,6 +71,7 @@ from agents.training.checkpoint import (
 from agents.training.config import ConfigError, TrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
+from agents.training.tb_record import TrainLogFlushCallback, truncate_events
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
@@ -101,17 +111,58 @@ def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
     """A new run folder: ``<runs_dir>/<run_name>`` or ``<experiment>__<seed>__<time>``.
 
     Raises:
-        ConfigError: when the folder already exists (use ``--resume`` to continue it).
+        ConfigError: when the folder already exists (use ``--resume`` to continue it),
+            the name is not a plain folder name (a path separator, ``..``), or the folder
+            cannot be created (the message names it and the reason).
     """
+    if run_name is not None and (
+        not run_name or "/" in run_name or "\\" in run_name or run_name in (".", "..")
+    ):
+        raise ConfigError(
+            f"--run-name must be a plain folder name (no '/', '\\' or '..'), got {run_name!r}"
+        )
     name = run_name or f"{config.experiment}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(config.runs_dir) / name
-    if run_dir.exists() and any(run_dir.iterdir()):
+    if run_dir.is_dir() and any(run_dir.iterdir()):
+        if not list_checkpoints(run_dir / "checkpoints"):
+            raise ConfigError(
+                f"run folder {run_dir} already exists but holds no checkpoint (it stopped "
+                "before its first one, so there is nothing to resume): delete it to reuse "
+                "the name, or pick another --run-name"
+            )
         raise ConfigError(
             f"run folder {run_dir} already exists; pick another --run-name, "
             f"or continue it with --resume {run_dir}"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        probe = run_dir / ".write_probe"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from exc
     return run_dir
+
+
+def check_device(device: str) -> None:
+    """Refuse a ``ppo.device`` this machine's torch cannot use (``auto`` always works).
+
+    Raises:
+        ConfigError: an unknown device name, or ``cuda``/``mps`` where torch sees none.
+    """
+    if device == "auto":
+        return
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"ppo.device {device!r} is not a torch device ({exc})") from exc
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(
+            f"ppo.device is {device!r} but torch {torch.__version__} finds no CUDA device; "
+            "use ppo.device=cpu (or auto: a GPU when there is one)"
+        )
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"ppo.device is {device!r} but torch finds no MPS device")
 
 
 def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
@@ -188,8 +239,13 @@ class LinearSchedule:
         self.start = start
 
     def __call__(self, progress_remaining: float) -> float:
-        """The rate at ``progress_remaining`` (1 at the start of training, 0 at the end)."""
-        return self.start * progress_remaining
+        """The rate at ``progress_remaining`` (1 at the start of training, 0 at the end).
+
+        SB3 passes ``1 - num_timesteps / total_timesteps`` before each update. Training
+        stops after the first whole rollout past ``total_timesteps``, so the last update
+        gets a negative value: the rate is clamped at 0 (never negative).
+        """
+        return self.start * max(progress_remaining, 0.0)
 
 
 def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
@@ -267,12 +323,34 @@ def train(
     if resume is not None:
         run_dir = Path(resume)
         config = load_run_config(run_dir, overrides)
+        check_device(config.ppo.device)
+        for path in clean_run_folder(run_dir):
+            print(f"removed {path} (left by a stopped session)")
         checkpoint = latest_checkpoint(run_dir / "checkpoints")
         state = read_state(checkpoint)
     else:
         config = config or load_config()
+        check_device(config.ppo.device)
         run_dir = make_run_dir(config, run_name)
         checkpoint, state = None, TrainState()
+    try:
+        return _session(config, run_dir, checkpoint, state)
+    except KeyboardInterrupt:  # before the training loop, which handles its own
+        if checkpoint is None and not list_checkpoints(run_dir / "checkpoints"):
+            shutil.rmtree(run_dir, ignore_errors=True)
+            print(
+                f"\ninterrupted before the first checkpoint: nothing to resume, so {run_dir} "
+                "was removed; run the same command to start again"
+            )
+        else:
+            print(f"\ninterrupted before training began; continue with --resume {run_dir}")
+        return TrainResult(run_dir, int(state.steps), True, 0.0, 0.0, None)
+
+
+def _session(
+    config: TrainConfig, run_dir: Path, checkpoint: Path | None, state: TrainState
+) -> TrainResult:
+    """Steps 2 to 6 of ``train`` in a run folder that is ready (see the module docstring)."""
     torch.set_num_threads(config.ppo.torch_threads)
 
     # 2. opponents and the batched environment
@@ -286,15 +364,23 @@ def train(
     if checkpoint is None:
         model = make_model(config, env)
     else:
-        model = load_model(checkpoint, env, custom_objects=ppo_kwargs(config))
+        model = load_model(
+            checkpoint, env, custom_objects=ppo_kwargs(config), device=config.ppo.device
+        )
         model.set_random_seed((config.seed * 1_000_003 + model.num_timesteps) % 2**32)
         print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
+        truncate_events(run_dir / "tb", model.num_timesteps)  # what a killed session logged past it
     save_config(config, run_dir / "config.yaml")
     env.seed(game_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     pretrained = checkpoint is None and config.pretrain.active
     if pretrained:  # start weights and imitation (a resumed run has them in its checkpoint)
-        summary = pretrain(model, env, config, model.logger)
+        try:
+            summary = pretrain(model, env, config, model.logger)
+        except KeyboardInterrupt:
+            model.logger.close()  # the run folder goes (see ``train``)
+            env.close()
+            raise
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
         env.seed(game_seed(config.seed, model.num_timesteps) + 1)
     if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
@@ -318,7 +404,7 @@ def train(
     if pretrained:  # so that --resume does not pretrain again
         checkpoints.init_callback(model)
         checkpoints.save()
-    callbacks = [HandStatsCallback(opponents, config.stats_window)]
+    callbacks = [TrainLogFlushCallback(), HandStatsCallback(opponents, config.stats_window)]
     if opponents.pool is not None:
         callbacks.append(
             SelfPlayCallback(opponents, config.opponents.selfplay.snapshot_every, state)
@@ -335,6 +421,7 @@ def train(
     try:
         if remaining > 0:
             model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=False)
+            model.logger.dump(model.num_timesteps)  # the last update's train/* (tb_record)
         seconds = time.perf_counter() - start
         progress.close()
         evaluation.init_callback(model)

@@ -8,11 +8,11 @@ type is itself a dataclass. It fails at once, with the dotted path of the field,
 - a value of the wrong type (``ppo.n_steps must be an integer, got 'many'``),
 - a value the dataclass itself rejects in ``__post_init__`` (the message is kept).
 
-Supported field types: ``bool``, ``int``, ``float`` (an int or a numeric string such as
-``"3e-4"`` is accepted, since YAML 1.1 reads ``3e-4`` as a string), ``str``,
-``Literal[...]``, ``Enum`` (by name or value), ``X | None``, ``tuple[T, ...]``,
-``list[T]``, ``dict[str, T]`` and nested dataclasses. ``to_plain`` is the inverse: a
-dataclass to plain dicts, lists and scalars for ``yaml.safe_dump``.
+Supported field types: ``bool``, ``int``, ``float`` (finite: nan and inf are refused; an
+int or a numeric string such as ``"3e-4"`` is accepted, since YAML 1.1 reads ``3e-4`` as
+a string), ``str``, ``Literal[...]``, ``Enum`` (by name or value), ``X | None``,
+``tuple[T, ...]``, ``list[T]``, ``dict[str, T]`` and nested dataclasses. ``to_plain`` is
+the inverse: a dataclass to plain dicts, lists and scalars for ``yaml.safe_dump``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -179,6 +180,8 @@ def _coerce_float(value: Any, path: str) -> float:
     number = _as_number(value)
     if number is None:
         raise ConfigError(f"{path} must be a number, got {value!r}")
+    if not math.isfinite(number):
+        raise ConfigError(f"{path} must be a finite number, got {value!r}")
     return float(number)
 
 

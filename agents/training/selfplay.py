@@ -3,7 +3,8 @@
 Every ``opponents.selfplay.snapshot_every`` steps the trainer adds a snapshot: the
 model is saved (atomically) as ``pool/snapshot_<steps>.zip`` and a frozen copy of its
 network plays as a ``TorchPolicy``. The pool holds at most ``pool_size`` snapshots; a new
-one replaces the oldest (whose file is deleted). Which snapshot a game faces follows
+one replaces the oldest, whose file is deleted once no checkpoint lists it (a resume
+from a kept checkpoint finds its pool). Which snapshot a game faces follows
 ``sampling``: ``uniform``, ``latest`` (always the newest) or ``recent`` (the k-th newest
 with weight ``decay**k``). On ``--resume`` the pool is rebuilt from the files the
 checkpoint lists.
@@ -19,7 +20,7 @@ import numpy as np
 
 from agents.model_policy import load_model
 from agents.torch_policy import TorchPolicy, frozen_copy
-from agents.training.checkpoint import save_model
+from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
 
 
@@ -61,11 +62,17 @@ class SnapshotPool:
         return sorted((s for s in self.slots if s is not None), key=lambda s: s.steps)
 
     def _free_slot(self) -> int:
-        """The first empty slot, else the oldest snapshot's slot (its file is deleted)."""
+        """The first empty slot, else the oldest snapshot's slot.
+
+        The oldest snapshot's file is deleted unless a checkpoint in the run's
+        ``checkpoints/`` lists it (``write_checkpoint`` deletes it once none does).
+        """
         if None in self.slots:
             return self.slots.index(None)
         oldest = min(range(len(self.slots)), key=lambda i: self.slots[i].steps)
-        self.slots[oldest].path.unlink(missing_ok=True)
+        path, run_dir = self.slots[oldest].path, self.folder.parent
+        if str(path.relative_to(run_dir)) not in referenced_pool_files(run_dir):
+            path.unlink(missing_ok=True)
         return oldest
 
     def _policy(self, network: Any, steps: int) -> TorchPolicy:

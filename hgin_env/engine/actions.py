@@ -78,7 +78,7 @@ def illegal_action_message(
     if isinstance(action, int | np.integer) and not isinstance(action, bool):
         shown = f"{int(action)} ({action_text(action)})"
     else:
-        shown = repr(action)
+        shown = f"{action!r} (one action id expected)"
     for_seat = "" if seat is None else f" for seat {seat}"
     return f"{who}illegal action {shown} in phase {phase}{for_seat}; legal actions: {legal}"
 

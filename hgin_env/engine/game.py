@@ -179,22 +179,41 @@ def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
     return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
 
 
+#: the largest seed: seeds are unsigned 64-bit integers, 0..2**64 - 1
+MAX_SEED = 2**64 - 1
 #: what engines accept as a seed: an int (game i uses ``seed + i``), uint64[N] per-game
 #: seeds, or None for fresh entropy
 SeedLike = int | np.integer | np.ndarray | None
 
 
+def check_seed(seed: object) -> int:
+    """``seed`` as a Python int after checking that it is an integer in 0..``MAX_SEED``.
+
+    Raises:
+        ValueError: for anything else (negative, too large, not an integer), naming it.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {int(seed)}")
+    return int(seed)
+
+
 def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
-    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is."""
+    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is.
+
+    Seeds are integers in 0..2**64-1 (``check_seed``); ``s + i`` wraps modulo 2**64.
+    """
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
     arr = np.asarray(seed)
     if arr.ndim == 0:
-        if int(arr) < 0:
-            raise ValueError(f"seed must be >= 0, got {int(arr)}")
-        return np.uint64(int(arr)) + np.arange(n, dtype=np.uint64)
+        return np.uint64(check_seed(arr.item())) + np.arange(n, dtype=np.uint64)
     if arr.shape != (n,):
         raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
+    if arr.dtype.kind != "u":
+        for value in arr.tolist():
+            check_seed(value)
     return arr.astype(np.uint64)
 
 

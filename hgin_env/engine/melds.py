@@ -13,11 +13,20 @@ each group enumerates only the scenarios it needs.
 
 Deadwood after discarding card ``c`` reuses the scenarios: it changes only the
 run value of ``c``'s suit, one more table lookup (``DISCARD_LOSS``).
+
+Size limit: a hand with k ranks of 3+ cards has up to ``6**k`` scenarios, so the
+functions that search them accept hands with at most ``MAX_SET_RANKS`` (6) such ranks
+(46,656 scenarios) and raise ``ValueError`` beyond. Every hand of up to 20 cards fits
+(a game hand holds 10 or 11); a bigger one fits when its cards spread. Large batches
+are searched in chunks of about ``SCENARIO_BUDGET`` scenarios, so memory stays bounded
+whatever the batch size. Hands are ``bool[..., 52]`` arrays (integer or
+float arrays of 0s and 1s are accepted too; anything else, strings included, is refused).
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,6 +98,10 @@ SET_OPTIONS, SET_OPTION_VALID = _build_set_options()
 _COMBOS: dict[int, np.ndarray] = {}
 #: deadwood minima enumerate scenarios in one group when hands x scenarios is below this
 _ONE_GROUP_BELOW = 512
+#: most ranks holding 3+ cards a hand may have (6**6 set scenarios); 20 cards always fit
+MAX_SET_RANKS = 6
+#: scenarios (hands x scenarios per hand) searched at once by the deadwood functions
+SCENARIO_BUDGET = 1 << 18
 
 
 def _combos(k: int) -> np.ndarray:
@@ -118,11 +131,29 @@ class SetScenarios:
     remaining: np.ndarray
 
 
+def _hand_array(hands: np.ndarray) -> np.ndarray:
+    """``hands`` as a bool array; refuses arrays that are not 0/1 card masks.
+
+    Raises:
+        ValueError: for a dtype other than bool, integer or float, or entries not 0 or 1.
+    """
+    arr = np.asarray(hands)
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"hands must be bool[..., 52] card masks (or 0/1 numbers), got dtype {arr.dtype}"
+        )
+    if not ((arr == 0) | (arr == 1)).all():
+        raise ValueError("hands must be bool[..., 52] card masks: entries must be 0 or 1")
+    return arr.astype(bool)
+
+
 def set_scenarios(hands: np.ndarray, one_group_below: int = 0) -> list[SetScenarios]:
     """Enumerate the set scenarios of each hand, grouped by its number of 3+ ranks.
 
     Args:
-        hands: bool[N, 52].
+        hands: bool[N, 52], at most ``MAX_SET_RANKS`` ranks of 3+ cards each.
         one_group_below: when N times the scenario count of the hand with the most
             3+ ranks is below this, put every hand into one group (a small batch then
             costs one pass, not one per group); the hands with fewer such ranks get
@@ -131,43 +162,78 @@ def set_scenarios(hands: np.ndarray, one_group_below: int = 0) -> list[SetScenar
     Returns:
         One ``SetScenarios`` per distinct count k of ranks holding 3 or more cards (or
         a single one, see ``one_group_below``).
+
+    Raises:
+        ValueError: a hand with more than ``MAX_SET_RANKS`` ranks of 3+ cards, or an
+            array that is not a card mask.
     """
-    hands = np.asarray(hands, dtype=bool)
+    return list(_scenario_groups(hands, one_group_below))
+
+
+def _scenario_groups(
+    hands: np.ndarray, one_group_below: int = 0, budget: int | None = None
+) -> Iterator[SetScenarios]:
+    """``set_scenarios`` one group at a time.
+
+    With ``budget``, a group's rows are split into chunks of at most ``budget``
+    scenarios (one hand at least), so that memory stays bounded for any batch.
+    """
+    hands = _hand_array(hands)
     n = hands.shape[0]
     by_suit = hands.reshape(n, N_SUITS, N_RANKS).view(np.uint8)
     rank_count = by_suit[:, 0] + by_suit[:, 1] + by_suit[:, 2] + by_suit[:, 3]  # [N, 13]
     candidates = rank_count >= 3
     k_of = np.count_nonzero(candidates, axis=1)
-    smask = suit_masks(hands)  # int64[N, 4]
     k_max = int(k_of.max()) if n else 0
+    if k_max > MAX_SET_RANKS:
+        worst = int(k_of.argmax())
+        raise ValueError(
+            f"hand {worst} ({int(rank_count[worst].sum())} cards) has {k_max} ranks with 3 "
+            f"or more cards; the exact meld search takes at most {MAX_SET_RANKS} (any hand "
+            "of up to 20 cards)"
+        )
+    smask = suit_masks(hands)  # int64[N, 4]
     one_group = 0 < n * 6**k_max < one_group_below and k_of.min() != k_max
-    groups = []
     for k in [k_max] if one_group else np.flatnonzero(np.bincount(k_of)):
         rows = np.arange(n) if one_group or k_of.min() == k_of.max() else np.flatnonzero(k_of == k)
-        g = rows.size
-        combos = _combos(int(k))  # [S, k]
-        if k == 0:
-            removed = np.zeros((g, 1, N_SUITS), dtype=np.int64)
-            set_value = np.zeros((g, 1), dtype=np.int64)
-            valid = np.ones((g, 1), dtype=bool)
-            remaining = smask[rows][:, None, :]
+        chunk = rows.size if budget is None else max(1, budget // 6 ** int(k))
+        for start in range(0, rows.size, chunk):
+            part = rows if chunk >= rows.size else rows[start : start + chunk]
+            yield _group(part, int(k), one_group, by_suit, candidates, smask)
+
+
+def _group(
+    rows: np.ndarray,
+    k: int,
+    one_group: bool,
+    by_suit: np.ndarray,
+    candidates: np.ndarray,
+    smask: np.ndarray,
+) -> SetScenarios:
+    """The ``SetScenarios`` of the hands ``rows``: k ranks of 3+ cards (or fewer: one_group)."""
+    g = rows.size
+    combos = _combos(int(k))  # [S, k]
+    if k == 0:
+        removed = np.zeros((g, 1, N_SUITS), dtype=np.int64)
+        set_value = np.zeros((g, 1), dtype=np.int64)
+        valid = np.ones((g, 1), dtype=bool)
+        remaining = smask[rows][:, None, :]
+    else:
+        if one_group:  # candidate ranks first, then padding ranks with no set option
+            ranks = np.argsort(~candidates[rows], axis=1, kind="stable")[:, :k]
         else:
-            if one_group:  # candidate ranks first, then padding ranks with no set option
-                ranks = np.argsort(~candidates, axis=1, kind="stable")[:, :k]
-            else:
-                ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
-            # 4-bit mask of the suits holding each candidate rank
-            suits = (by_suit[rows[:, None], :, ranks] << np.arange(N_SUITS)).sum(axis=2)
-            if one_group:
-                suits[~candidates[rows[:, None], ranks]] = 0
-            option = SET_OPTIONS[suits[:, None, :], combos[None, :, :]]  # [G, S, k]
-            valid = SET_OPTION_VALID[suits[:, None, :], combos[None, :, :]].all(axis=2)
-            used = (option[..., None] >> np.arange(N_SUITS)) & 1  # [G, S, k, 4]
-            removed = (used << ranks[:, None, :, None]).sum(axis=2)  # [G, S, 4]
-            set_value = (used.sum(axis=3) * RANK_VALUE[ranks][:, None, :]).sum(axis=2)
-            remaining = smask[rows][:, None, :] & ~removed
-        groups.append(SetScenarios(rows, removed, set_value, valid, remaining))
-    return groups
+            ranks = np.nonzero(candidates[rows])[1].reshape(g, k)  # [G, k]
+        # 4-bit mask of the suits holding each candidate rank
+        suits = (by_suit[rows[:, None], :, ranks] << np.arange(N_SUITS)).sum(axis=2)
+        if one_group:
+            suits[~candidates[rows[:, None], ranks]] = 0
+        option = SET_OPTIONS[suits[:, None, :], combos[None, :, :]]  # [G, S, k]
+        valid = SET_OPTION_VALID[suits[:, None, :], combos[None, :, :]].all(axis=2)
+        used = (option[..., None] >> np.arange(N_SUITS)) & 1  # [G, S, k, 4]
+        removed = (used << ranks[:, None, :, None]).sum(axis=2)  # [G, S, 4]
+        set_value = (used.sum(axis=3) * RANK_VALUE[ranks][:, None, :]).sum(axis=2)
+        remaining = smask[rows][:, None, :] & ~removed
+    return SetScenarios(rows, removed, set_value, valid, remaining)
 
 
 def _melded_value(sc: SetScenarios) -> np.ndarray:
@@ -177,7 +243,7 @@ def _melded_value(sc: SetScenarios) -> np.ndarray:
 
 
 def _as_batch(hands: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
-    hands = np.asarray(hands, dtype=bool)
+    hands = _hand_array(hands)
     if hands.shape[-1] != N_CARDS:
         raise ValueError(f"hands must be bool[..., 52], got shape {hands.shape}")
     return hands.reshape(-1, N_CARDS), hands.shape[:-1]
@@ -187,10 +253,15 @@ def min_deadwood(hands: np.ndarray) -> np.ndarray:
     """Minimum deadwood of each hand over all ways to pick disjoint melds.
 
     Args:
-        hands: bool[..., 52], any number of cards per hand.
+        hands: bool[..., 52], up to 20 cards per hand (more when they spread:
+            ``MAX_SET_RANKS``).
 
     Returns:
         int64[...], the minimum deadwood.
+
+    Raises:
+        ValueError: a hand with more than ``MAX_SET_RANKS`` ranks of 3+ cards, a shape
+            other than [..., 52], or an array that is not a card mask (module docstring).
 
     >>> from hgin_env.engine.cards import parse_cards
     >>> int(min_deadwood(parse_cards("AC 2C 3C 4D 5D 6D 7H 8H 9H KS")))
@@ -199,7 +270,7 @@ def min_deadwood(hands: np.ndarray) -> np.ndarray:
     flat, shape = _as_batch(hands)
     out = np.zeros(flat.shape[0], dtype=np.int64)
     total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in set_scenarios(flat, one_group_below=_ONE_GROUP_BELOW):
+    for sc in _scenario_groups(flat, _ONE_GROUP_BELOW, SCENARIO_BUDGET):
         out[sc.rows] = total[sc.rows] - _melded_value(sc).max(axis=1)
     return out.reshape(shape)
 
@@ -208,7 +279,7 @@ def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
     """Minimum deadwood left after discarding each card.
 
     Args:
-        hands: bool[..., 52] (typically 11 cards).
+        hands: bool[..., 52] (typically 11 cards; see ``min_deadwood``).
 
     Returns:
         int64[..., 52]: entry c is the minimum deadwood of ``hand - {c}`` for a held
@@ -218,7 +289,7 @@ def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
     n = flat.shape[0]
     out = np.empty((n, N_CARDS), dtype=np.int64)
     total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in set_scenarios(flat, one_group_below=_ONE_GROUP_BELOW):
+    for sc in _scenario_groups(flat, _ONE_GROUP_BELOW, SCENARIO_BUDGET):
         # deadwood of each scenario (above any real one where the scenario is invalid),
         # plus what discarding each of its run cards adds; set cards and cards not held
         # score at least NO_DEADWOOD (scenario 0, no sets, always holds every card)
@@ -252,7 +323,7 @@ def may_knock(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
     Returns:
         bool[N].
     """
-    hands11 = np.asarray(hands11, dtype=bool)
+    hands11 = _hand_array(hands11)
     n = hands11.shape[0]
     by_suit = hands11.reshape(n, N_SUITS, N_RANKS).view(np.uint8)
     in_set = (by_suit[:, 0] + by_suit[:, 1] + by_suit[:, 2] + by_suit[:, 3]) >= 3  # [N, 13]
@@ -285,11 +356,15 @@ def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:
     """One arrangement of a single hand with minimum deadwood.
 
     Args:
-        hand: bool[52].
+        hand: bool[52], one hand (for a batch, call it once per hand).
 
     Returns:
         ``(melds, deadwood_cards)``: melds as lists of card ids (sets first, then runs,
         each sorted), and the unmelded cards.
+
+    Raises:
+        ValueError: for anything but one hand of shape (52,), or a hand over
+            the size limit (see ``min_deadwood``).
 
     >>> from hgin_env.engine.cards import format_cards, parse_cards
     >>> melds, rest = best_melds(parse_cards("7C 7D 7H AS 2S 3S 4S 9D KH QH"))
@@ -298,7 +373,12 @@ def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:
     >>> format_cards(np.isin(np.arange(52), rest))
     '9D QH KH'
     """
-    hand = np.asarray(hand, dtype=bool).reshape(N_CARDS)
+    hand = _hand_array(hand)
+    if hand.shape != (N_CARDS,):
+        raise ValueError(
+            f"best_melds takes one hand, bool[{N_CARDS}], got shape {hand.shape}; "
+            "call it once per hand of a batch"
+        )
     (sc,) = set_scenarios(hand[None])
     best = int(np.argmax(_melded_value(sc)[0]))
     return arrangement_melds(hand, sc.removed[0, best], sc.remaining[0, best])

@@ -39,7 +39,7 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, Outcome, Phase, hash_stream
+from hgin_env.engine.game import GinEngine, Outcome, Phase, check_seed, hash_stream
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.series import SeriesStep
 from hgin_env.engine.table import Table, make_table
@@ -120,7 +120,8 @@ class GinCore:
             ``act(observations, action_masks)``; see ``hgin_env.envs.policy``.
         config: the environment options (``EnvConfig`` or a dict of its fields).
         rules: the rules options (``RulesConfig`` or a dict of its fields).
-        seed: an int (game i uses ``seed + i``), uint64[N] per-game seeds, or None.
+        seed: an int in 0..2**64-1 (game i uses ``seed + i``), uint64[N] per-game seeds,
+            or None.
         **options: ``EnvConfig`` fields overriding ``config`` (``mode="series"``, ...).
 
     Attributes:
@@ -149,7 +150,7 @@ class GinCore:
         self.n = int(n)
         self.config = make_env_config(config, **options)
         self.rules = make_rules(rules)
-        policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
+        policy_seed = check_seed(seed) if isinstance(seed, int | np.integer) else None
         self.opponent = resolve_policy(opponent, seed=policy_seed)
         self._opponent_keyed = accepts_keys(self.opponent)
         self._opponent_takes_rows = accepts_rows(self.opponent)
@@ -166,7 +167,12 @@ class GinCore:
         """Start over with new per-game seeds (all episodes end; call ``reset`` next).
 
         An opponent with a ``seed(int)`` method is reseeded too when ``seed`` is an int.
+
+        Raises:
+            ValueError: a seed outside 0..2**64-1 (``hgin_env.engine.game.check_seed``).
         """
+        if isinstance(seed, int | np.integer):
+            check_seed(seed)
         reseed = getattr(self.opponent, "seed", None)
         if isinstance(seed, int | np.integer) and callable(reseed):
             reseed(int(seed))
@@ -268,13 +274,14 @@ class GinCore:
         whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
         if not whole:
             raise ValueError(f"actions must be integer action ids, got {actions!r}")
-        a = a.astype(np.int64)
+        raw = a  # range-checked before the int64 cast, which would wrap ids >= 2**63
+        in_range = (raw >= 0) & (raw < N_ACTIONS)
+        a = np.where(in_range, raw, 0).astype(np.int64)
         mask = self.engine.legal_action_mask(copy=False)
-        in_range = (a >= 0) & (a < N_ACTIONS)
-        legal = in_range & mask[np.arange(self.n), np.where(in_range, a, 0)]
+        legal = in_range & mask[np.arange(self.n), a]
         illegal = self.awaiting & ~legal
         if illegal.any() and self.config.illegal_action == "raise":
-            raise ValueError(self._illegal_message(a, illegal, mask))
+            raise ValueError(self._illegal_message(raw, illegal, mask))
         result, self._pending = self._pending, StepResult.zeros(self.n)
         result.illegal[:] = illegal
         result.terminated[:] = illegal

@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import check_seed
 from hgin_env.envs import register_envs
 from hgin_env.envs.config import EnvConfig, make_env_config
 from hgin_env.envs.core import GinCore, StepResult
@@ -183,7 +184,13 @@ class HollywoodGinEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a new episode (a hand or a series); ``seed`` restarts the random streams."""
+        """Start a new episode (a hand or a series); ``seed`` restarts the random streams.
+
+        Raises:
+            ValueError: a seed outside 0..2**64-1.
+        """
+        if seed is not None:
+            check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             self.core.seed(seed)

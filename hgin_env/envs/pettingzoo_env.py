@@ -179,18 +179,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _check_action(self, action: Any) -> int | None:
         """The action as an int if legal; None if illegal and penalized; else raise."""
+        scalar = np.ndim(action) == 0  # an array of several ids is no action
         try:
-            a = int(action)
+            a = int(action) if scalar else -1
         except (TypeError, ValueError):
             a = -1
-        same = np.ndim(action) == 0 and bool(a == action)  # an id, not 3.5 or an array
+        whole = scalar and bool(a == action)  # one id, not 3.5 or an array
         mask = self.engine.legal_action_mask()[0]
-        if 0 <= a < N_ACTIONS and mask[a] and same:
+        if 0 <= a < N_ACTIONS and mask[a] and whole:
             return a
         if self.config.illegal_action == "penalize":
             return None
         phase = Phase(int(self.engine.phase[0])).name
-        shown = a if same else action
+        shown = a if whole else action
         raise ValueError(illegal_action_message(shown, mask, phase, f"{self.agent_selection}: "))
 
     def _play(self, action: int) -> None:

@@ -27,6 +27,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import check_seed
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space, result_info
@@ -77,7 +78,7 @@ class HollywoodGinVecEnv(VecEnv):
         if any(s is not None for s in self._seeds):
             if any(s is None for s in self._seeds):
                 raise ValueError("seed() must give a seed to every game or to none")
-            self.core.seed(np.asarray(self._seeds, dtype=np.uint64))
+            self.core.seed(np.asarray([s % 2**64 for s in self._seeds], dtype=np.uint64))
         self._reset_seeds()
         self._reset_options()
         self.core.reset()
@@ -139,7 +140,13 @@ class HollywoodGinVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seeds ``seed + i`` for game i, applied at the next ``reset()``."""
+        """Seeds ``seed + i`` for game i, applied at the next ``reset()``.
+
+        Raises:
+            ValueError: a seed outside 0..2**64-1.
+        """
+        if seed is not None:
+            check_seed(seed)
         return super().seed(seed)
 
     # ------------------------------------------------------------------ rendering

@@ -5,10 +5,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import LEAGUE_KEYS, check_pair_schema
+from helpers import LEAGUE_KEYS, check_pair_schema, save_model
 
 import agents.model_policy as model_policy
 from agents import EvalResult, PolicyLoadError, evaluate, league, load_policy
@@ -139,35 +138,6 @@ def test_bad_model_paths_give_clear_errors(tmp_path):
             load_policy(str(path))
         message = str(err.value)
         assert "\n" not in message and str(path) in message and problem in message
-
-
-class SpaceEnv(gym.Env):
-    """A dummy env with chosen spaces, only to build and save a MaskablePPO model."""
-
-    def __init__(self, obs_dim: int, n_actions: int) -> None:
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
-        self.action_space = gym.spaces.Discrete(n_actions)
-
-    def reset(self, *, seed=None, options=None):
-        """Return a zero observation."""
-        return np.zeros(self.observation_space.shape, np.float32), {}
-
-    def step(self, action):
-        """End at once."""
-        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
-
-    def action_masks(self) -> np.ndarray:
-        """Every action is allowed."""
-        return np.ones(self.action_space.n, dtype=bool)
-
-
-def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
-    """Save an untrained MaskablePPO with the given spaces."""
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO("MlpPolicy", SpaceEnv(obs_dim, n_actions), n_steps=8, batch_size=8)
-    model.save(path)
-    return path
 
 
 def test_model_policy_plays_and_mismatched_model_is_rejected(tmp_path, monkeypatch):

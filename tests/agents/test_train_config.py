@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import train as train_cli
+import hgin_cli.train as train_cli
 from agents.training.config import (
     ConfigError,
     TrainConfig,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import TINY, scalars, tiny_config
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from agents.evaluation import evaluate
@@ -23,26 +24,6 @@ from agents.training.config import build_config, load_config
 from agents.training.runner import train
 
 ROOT = Path(__file__).resolve().parents[2]
-
-#: a run of a few seconds: 8 games, 256-step rollouts, evaluation and checkpoints every 512
-TINY = {
-    "experiment": "tiny",
-    "total_timesteps": 1024,
-    "progress_bar": False,
-    "ppo": {"n_envs": 8, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32]},
-    "eval": {
-        "every_steps": 512,
-        "n_series": 1,
-        "n_hands": 16,
-        "max_hands_per_series": 2,
-        "opponents": ["random", "simple"],
-    },
-    "checkpoint": {"every_steps": 512, "keep": 2},
-    "opponents": {
-        "mix": {"random": 1, "simple": 1},
-        "selfplay": {"enabled": True, "snapshot_every": 256, "pool_size": 2, "weight": 0.5},
-    },
-}
 
 EVAL_TAGS = [
     "eval/hand_win_rate/random",
@@ -60,22 +41,6 @@ EVAL_TAGS = [
 ]
 
 
-def tiny_config(tmp_path: Path, *overrides: str):
-    """The tiny config with its runs folder under ``tmp_path``."""
-    return build_config(TINY, [f"runs_dir={tmp_path}", *overrides])
-
-
-def scalars(run_dir: Path) -> dict[str, list[int]]:
-    """Tag -> steps of every scalar in the run's TensorBoard event files."""
-    found: dict[str, list[int]] = {}
-    for path in sorted((run_dir / "tb").glob("events.out.tfevents.*")):
-        events = EventAccumulator(str(path))
-        events.Reload()
-        for tag in events.Tags()["scalars"]:
-            found.setdefault(tag, []).extend(e.step for e in events.Scalars(tag))
-    return found
-
-
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     """One tiny training run shared by the tests of this module (read-only)."""
@@ -89,7 +54,7 @@ def test_run_folder_has_every_output(tiny_run) -> None:
         assert (run / name).is_file(), name
     assert list((run / "tb").glob("events.out.tfevents.*"))
     assert len(list_checkpoints(run / "checkpoints")) == 2
-    assert len(list((run / "pool").glob("snapshot_*.zip"))) == 2
+    assert len(list((run / "pool").glob("snapshot_*.zip"))) == 4  # both checkpoints' pools
     assert tiny_run.steps == 1024 and not tiny_run.interrupted
 
 

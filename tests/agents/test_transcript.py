@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import evaluate as cli
+import hgin_cli.evaluate as cli
 from agents import evaluate
 from agents.transcript import TranscriptRecorder
 from hgin_env.engine.game import Outcome

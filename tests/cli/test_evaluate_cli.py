@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import LEAGUE_KEYS, check_pair_schema
 
-import evaluate as cli
+import hgin_cli.evaluate as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

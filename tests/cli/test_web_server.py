@@ -337,7 +337,7 @@ def test_replay_refuses_text_that_is_no_transcript(client) -> None:
     cases = [
         ({"text": "{}\nnot json", "name": "x.jsonl"}, "error: x.jsonl:2: not JSON"),
         ({"text": "[1]"}, "error: transcript:1: expected a JSON object per line"),
-        ({"text": "\n"}, "error: the transcript holds no hand"),
+        ({"text": "\n"}, "error: transcript: no hand records"),
         ({"name": "x"}, 'malformed request: expected {"text": <the transcript>}'),
     ]
     for body, message in cases:
