@@ -48,7 +48,7 @@ class MixturePolicy:
         self,
         policies: Sequence[Policy | None],
         names: Sequence[str],
-        weights: Sequence[float],
+        weights: Sequence[float] | np.ndarray,
         n_games: int,
         seed: int | None = None,
     ) -> None:
@@ -69,7 +69,7 @@ class MixturePolicy:
         self.resample()
 
     # ------------------------------------------------------------------ weights, slots
-    def set_weights(self, weights: Sequence[float]) -> None:
+    def set_weights(self, weights: Sequence[float] | np.ndarray) -> None:
         """Change the sampling weights (used from the next draw on).
 
         Raises:
@@ -122,16 +122,18 @@ class MixturePolicy:
             self.resample(games)
             self.assigned_episode[games] = episode[stale]
 
-    def opponent_of(self, games: np.ndarray, episodes: np.ndarray) -> np.ndarray:
+    def opponent_of(
+        self, games: Sequence[int] | np.ndarray, episodes: Sequence[int] | np.ndarray
+    ) -> np.ndarray:
         """int64[M]: the slot that played episode ``episodes[j]`` of game ``games[j]``.
 
         -1 when the mixture never acted in that episode (the opponent made no move).
         """
-        games = np.asarray(games, dtype=np.int64)
-        episodes = np.asarray(episodes, dtype=np.int64)
+        rows = np.asarray(games, dtype=np.int64)
+        want = np.asarray(episodes, dtype=np.int64)
         return np.select(
-            [self.assigned_episode[games] == episodes, self.previous_episode[games] == episodes],
-            [self.assignment[games], self.previous[games]],
+            [self.assigned_episode[rows] == want, self.previous_episode[rows] == want],
+            [self.assignment[rows], self.previous[rows]],
             -1,
         )
 

@@ -68,7 +68,7 @@ class HandStatsCallback(BaseCallback):
         self.opponents = opponents
         # per finished hand: (won, lost, points, gin, knocked, undercut, length, group)
         self.hands: deque[tuple] = deque(maxlen=window)
-        self.decisions: np.ndarray | None = None
+        self.decisions = np.zeros(0, dtype=np.int64)  # per game, sized at training start
 
     def _on_training_start(self) -> None:
         self.decisions = np.zeros(self.training_env.num_envs, dtype=np.int64)

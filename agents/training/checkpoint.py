@@ -108,6 +108,7 @@ def _create_temp(path: Path) -> tuple[int, Path]:
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """``atomic_write`` for text (UTF-8)."""
+
     def write(file: IO[bytes]) -> None:
         file.write(text.encode())
 

@@ -81,6 +81,8 @@ class TrainingOpponents:
 
     def add_snapshot(self, model: Any) -> str:
         """Snapshot ``model`` into the pool and update the mixture; returns its name."""
+        if self.pool is None:
+            raise ValueError("add_snapshot needs opponents.selfplay.enabled")
         slot, snap = self.pool.add(model)
         self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
         self.mixture.set_weights(self._weights())
@@ -124,7 +126,10 @@ class TrainingOpponents:
         """
         if self.single:
             return self.bot_names[0]
-        episode = int(self.mixture.episodes()[game]) - int(ended)
+        counter = self.mixture.episodes
+        if counter is None:  # not following an env's episodes: the first draw holds
+            return self.group(int(self.mixture.assignment[game]))
+        episode = int(counter()[game]) - int(ended)
         return self.group(int(self.mixture.opponent_of([game], [episode])[0]))
 
 

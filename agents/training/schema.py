@@ -24,7 +24,7 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ def from_mapping(cls: type[T], data: Mapping[str, Any] | None, path: str = "") -
         data = {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {data!r}")
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    fields = {f.name: f for f in dataclasses.fields(cast(Any, cls)) if f.init}
     hints = typing.get_type_hints(cls)
     for key in data:
         if key not in fields:
@@ -116,7 +116,7 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
     """Check (and gently convert) one value against a type hint."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if isinstance(value, tp):
             return value
         return from_mapping(tp, value, path)

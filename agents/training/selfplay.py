@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -69,8 +69,9 @@ class SnapshotPool:
         """
         if None in self.slots:
             return self.slots.index(None)
-        oldest = min(range(len(self.slots)), key=lambda i: self.slots[i].steps)
-        path, run_dir = self.slots[oldest].path, self.folder.parent
+        full = cast(list[Snapshot], self.slots)  # no empty slot left
+        oldest = min(range(len(full)), key=lambda i: full[i].steps)
+        path, run_dir = full[oldest].path, self.folder.parent
         if str(path.relative_to(run_dir)) not in referenced_pool_files(run_dir):
             path.unlink(missing_ok=True)
         return oldest
@@ -92,8 +93,9 @@ class SnapshotPool:
         steps = int(model.num_timesteps)
         path = save_model(model, self.folder / f"snapshot_{steps:012d}.zip")
         slot = self._free_slot()
-        self.slots[slot] = Snapshot(steps, path, self._policy(frozen_copy(model.policy), steps))
-        return slot, self.slots[slot]
+        snapshot = Snapshot(steps, path, self._policy(frozen_copy(model.policy), steps))
+        self.slots[slot] = snapshot
+        return slot, snapshot
 
     def restore(self, run_dir: Path, files: list[str]) -> None:
         """Load the snapshots listed in a checkpoint (paths relative to ``run_dir``).
@@ -123,7 +125,8 @@ class SnapshotPool:
         filled = [i for i, s in enumerate(self.slots) if s is not None]
         if not filled:
             return weights
-        by_age = sorted(filled, key=lambda i: -self.slots[i].steps)  # newest first
+        steps = {i: cast(Snapshot, self.slots[i]).steps for i in filled}
+        by_age = sorted(filled, key=lambda i: -steps[i])  # newest first
         if self.config.sampling == "uniform":
             weights[filled] = 1.0
         elif self.config.sampling == "latest":
