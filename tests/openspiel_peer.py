@@ -351,12 +351,15 @@ def play_policy(policy, mirror: Mirror, seat: int, os_bot, match: Match) -> int:
     """Play one hand: ``policy`` (this project's actions) in ``seat``, ``os_bot`` in the other.
 
     The policy decides the offer, the draws and the discards (knocks included) from this
-    project's observation; the rest is mechanics: it lays its least-deadwood melds when
-    it knocks, never lays off when the other knocks, and at OpenSpiel's wall knocks when
-    it may (as OpenSpiel's bot does). Returns the policy's points.
+    project's observation; the rest is mechanics, done as OpenSpiel's bot does them so
+    that only the decisions differ: it lays its least-deadwood melds when it knocks,
+    never lays off when the other knocks (its first move there is a pass, which against
+    gin also ends its meld laying: OpenSpiel's bot lays no melds against gin), and at
+    OpenSpiel's wall knocks when it may. Returns the policy's points.
     """
     os_bot.restart()
     knock_card: int | None = None
+    defending = False  # the policy has made its first move as the defender
     while not mirror.state.is_terminal():
         state = mirror.state
         player, phase = state.current_player(), state.current_phase()
@@ -383,7 +386,8 @@ def play_policy(policy, mirror: Mirror, seat: int, os_bot, match: Match) -> int:
         elif phase == PH.KNOCK:
             action = _lay_melds(state, player)
         elif phase == PH.LAYOFF:
-            action = _lay_melds(state, player) if state.finished_layoffs() else GR.PASS_ACTION
+            action = _lay_melds(state, player) if defending else GR.PASS_ACTION
+            defending = True
         elif phase == PH.WALL:
             action = GR.KNOCK_ACTION if GR.KNOCK_ACTION in legal else GR.PASS_ACTION
         else:

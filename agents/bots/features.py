@@ -107,6 +107,23 @@ def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> n
     return np.argmin(scores + uniforms * scale, axis=1)
 
 
+def _deadwood_scenarios(hands: np.ndarray):
+    """Per group of ``set_scenarios``: its rows, each scenario's unmelded cards and best flag.
+
+    Yields ``(rows, deadwood, best)``: ``int64[G]``, ``int64[G, S]`` 52-bit card masks of
+    the cards each scenario leaves unmelded, ``bool[G, S]`` least deadwood.
+    """
+    shifts = np.int64(N_RANKS) * np.arange(N_SUITS, dtype=np.int64)
+    for sc in set_scenarios(hands, one_group_below=_ONE_GROUP_BELOW):
+        loose = sc.remaining & ~RUN_COVER[sc.remaining]  # [G, S, 4] suit masks
+        deadwood = (loose << shifts).sum(axis=2)
+        if sc.valid.shape[1] == 1:
+            yield sc.rows, deadwood, np.ones_like(deadwood, dtype=bool)
+            continue
+        melded = np.where(sc.valid, sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2), -1)
+        yield sc.rows, deadwood, melded == melded.max(axis=1, keepdims=True)
+
+
 def best_deadwood_sets(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The deadwood cards of every arrangement of least deadwood, as 52-bit card masks.
 
@@ -120,21 +137,16 @@ def best_deadwood_sets(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         ``(deadwood, best)``: ``int64[N, S]`` the unmelded cards of each scenario (bit c
         for card c) and ``bool[N, S]`` whether the scenario has the least deadwood
-        (several scenarios may leave the same cards).
+        (several scenarios may leave the same cards; padding entries are not best).
     """
     hands = np.asarray(hands, dtype=bool)
-    groups = set_scenarios(hands, one_group_below=_ONE_GROUP_BELOW)
-    width = max(sc.valid.shape[1] for sc in groups) if groups else 1
+    groups = list(_deadwood_scenarios(hands))
+    width = max((d.shape[1] for _, d, _ in groups), default=1)
     deadwood = np.zeros((hands.shape[0], width), dtype=np.int64)
     best = np.zeros((hands.shape[0], width), dtype=bool)
-    shifts = np.int64(N_RANKS) * np.arange(N_SUITS, dtype=np.int64)
-    for sc in groups:
-        s = sc.valid.shape[1]
-        melded = sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2)
-        melded = np.where(sc.valid, melded, -1)
-        loose = sc.remaining & ~RUN_COVER[sc.remaining]  # [G, S, 4] suit masks
-        deadwood[sc.rows, :s] = (loose << shifts).sum(axis=2)
-        best[sc.rows, :s] = melded == melded.max(axis=1, keepdims=True)
+    for rows, d, b in groups:
+        deadwood[rows, : d.shape[1]] = d
+        best[rows, : d.shape[1]] = b
     return deadwood, best
 
 
@@ -151,17 +163,20 @@ def random_best_deadwood(hands: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     Returns:
         ``bool[N, 52]``, a subset of each hand.
     """
-    n = np.asarray(hands).shape[0]
-    if n == 0:
-        return np.zeros((0, N_CARDS), dtype=bool)
-    deadwood, best = best_deadwood_sets(hands)
-    ordered = np.sort(np.where(best, deadwood, -1), axis=1)
-    distinct = ordered >= 0
-    distinct[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
-    count = distinct.sum(axis=1)
-    pick = np.minimum((np.asarray(uniforms) * count).astype(np.int64), count - 1)
-    position = np.argmax(distinct & (np.cumsum(distinct, axis=1) == pick[:, None] + 1), axis=1)
-    chosen = ordered[np.arange(n), position]
+    hands = np.asarray(hands, dtype=bool)
+    uniforms = np.asarray(uniforms, dtype=np.float64)
+    chosen = np.zeros(hands.shape[0], dtype=np.int64)
+    for rows, deadwood, best in _deadwood_scenarios(hands):
+        if deadwood.shape[1] == 1:
+            chosen[rows] = deadwood[:, 0]
+            continue
+        ordered = np.sort(np.where(best, deadwood, -1), axis=1)
+        distinct = ordered >= 0
+        distinct[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+        count = distinct.sum(axis=1)
+        pick = np.minimum((uniforms[rows] * count).astype(np.int64), count - 1)
+        nth = np.cumsum(distinct, axis=1) == pick[:, None] + 1
+        chosen[rows] = ordered[np.arange(rows.size), np.argmax(distinct & nth, axis=1)]
     return ((chosen[:, None] >> np.arange(N_CARDS, dtype=np.int64)) & 1).astype(bool)
 
 

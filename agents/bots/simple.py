@@ -49,6 +49,7 @@ from agents.bots.features import (
     decision_keys,
     jittered_argmin,
     key_uniforms,
+    meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
@@ -124,8 +125,13 @@ class SimpleBot:
         knocks = knock_discards(with_top, self.rules.knock_limit)
         if not self.rules.allow_rediscard:
             knocks[r, top] = False
-        unmelded = random_best_deadwood(with_top, uniforms)
-        return knocks.any(axis=1) | ~unmelded[r, top]
+        take = knocks.any(axis=1)
+        # a card that forms no 3-card meld with the hand is unmelded in every arrangement
+        ask = np.flatnonzero(~take & meld_with(hand)[r, top])
+        if ask.size:
+            unmelded = random_best_deadwood(with_top[ask], uniforms[ask])
+            take[ask] = ~unmelded[np.arange(ask.size), top[ask]]
+        return take
 
     @staticmethod
     def _discards(obs, masks: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
