@@ -110,6 +110,11 @@ def os_choices(state, player: int) -> set[int]:
             cards |= {c for c in s if UTILS.card_rank(c) == top}
         else:  # 11-card gin: a card whose discard keeps gin
             cards |= {c for c in hand if UTILS.min_deadwood([x for x in hand if x != c]) == 0}
+    if knock:
+        # the bot's knock test and its discard use one arrangement, so it only ever throws
+        # a card its knock allows; an arrangement whose highest card would not keep the
+        # knock is one under which the bot would not have knocked
+        cards &= set(UTILS.legal_discards(hand, KNOCK_LIMIT))
     return {(KNOCK if knock else 0) + from_os(c) for c in cards}
 
 
