@@ -38,7 +38,9 @@ Strategy, phase by phase:
     go by, threw its discards away, and holds no loose card above the value of the card
     it just threw.
 
-Deterministic for a seed: ties and the sampled hands use the bot's seeded stream.
+Random choices (ties, the sampled hands) come from the per-game ``keys`` the environments
+pass (``act(..., keys=...)``, see ``agents.bots.features``), else from the bot's seeded
+stream: a game plays the same alone or in a batch.
 """
 
 from __future__ import annotations
@@ -47,7 +49,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.bots.features import NO_CHOICE, expected_after_draw, jittered_argmin, meld_with
+from agents.bots.features import (
+    NO_CHOICE,
+    decision_keys,
+    expected_after_draw,
+    jittered_argmin,
+    key_uniforms,
+    meld_with,
+)
 from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.game import HAND_SIZE
@@ -96,7 +105,7 @@ class ExpertBot:
     """Lookahead discards with card counting, defensive discarding, stock-aware knocking.
 
     Args:
-        seed: seed of the tie-breaking random stream.
+        seed: seed of the random stream used when ``act`` gets no per-game keys.
         params: the strategy's weights.
     """
 
@@ -107,16 +116,23 @@ class ExpertBot:
         self.params = params or ExpertParams()
 
     def seed(self, seed: int | None) -> None:
-        """Restart the tie-breaking random stream."""
+        """Restart the random stream."""
         self.rng = np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ act
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def act(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Return one legal action per row.
 
         Args:
             observations: ``float32[N, OBS_DIM]``.
             action_masks: ``bool[N, 107]``.
+            keys: optional ``uint64[N]``, one fresh key per game and decision; row i's
+                choice then depends on row i alone.
 
         Returns:
             ``int64[N]`` action ids.
@@ -127,7 +143,7 @@ class ExpertBot:
         actions = np.where(masks[:, PASS], PASS, DRAW).astype(np.int64)
         in_discard = masks[:, :N_CARDS].any(axis=1)
         unseen = self._unseen(obs)
-        noise = self.rng.random((n, N_CARDS)) * 0.25  # one draw per call: reproducible
+        keys = decision_keys(keys, self.rng, n)
 
         pick = np.flatnonzero(masks[:, TAKE] & ~in_discard)
         if pick.size:
@@ -136,7 +152,7 @@ class ExpertBot:
 
         rows = np.flatnonzero(in_discard)
         if rows.size:
-            actions[rows] = self._discard(obs, masks, unseen, noise, rows)
+            actions[rows] = self._discard(obs, masks, unseen, keys[rows], rows)
         return actions
 
     # ------------------------------------------------------------------ pickups
@@ -163,16 +179,17 @@ class ExpertBot:
 
     # ------------------------------------------------------------------ discards
     def _discard(
-        self, obs, masks: np.ndarray, unseen: np.ndarray, noise: np.ndarray, rows: np.ndarray
+        self, obs, masks: np.ndarray, unseen: np.ndarray, keys: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        """Actions (knock or discard) for the rows in the discard phase."""
+        """Actions (knock or discard) for the rows in the discard phase (``keys``: theirs)."""
         prm = self.params
+        ties = key_uniforms(keys, 2 * N_CARDS)  # knock card ties, then discard ties
         dd = obs.discard_deadwood[rows].astype(np.float64)
         may_discard = masks[rows, :N_CARDS]
         may_knock = masks[rows, KNOCK : KNOCK + N_CARDS]
         stock = obs.stock[rows]
 
-        knock_scores = np.where(may_knock, dd + noise[rows], NO_CHOICE)
+        knock_scores = np.where(may_knock, dd + 0.25 * ties[:, :N_CARDS], NO_CHOICE)
         knock_card = knock_scores.argmin(axis=1)
         can_knock = may_knock.any(axis=1)
         knock_dd = dd.min(axis=1, initial=NO_DEADWOOD, where=may_knock)
@@ -185,12 +202,18 @@ class ExpertBot:
         is_gin = knock_dd == 0
         knock = can_knock & (is_gin | ((knock_dd <= threshold) & ~wait_for_gin))
 
-        scores = self._discard_scores(obs, rows, may_discard, dd, unseen[rows])
-        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), self.rng, 1e-6)
+        scores = self._discard_scores(obs, rows, may_discard, dd, unseen[rows], keys)
+        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), ties[:, N_CARDS:], 1e-6)
         return np.where(knock, KNOCK + knock_card, card)
 
     def _discard_scores(
-        self, obs, rows: np.ndarray, may_discard: np.ndarray, dd: np.ndarray, unseen: np.ndarray
+        self,
+        obs,
+        rows: np.ndarray,
+        may_discard: np.ndarray,
+        dd: np.ndarray,
+        unseen: np.ndarray,
+        keys: np.ndarray,
     ) -> np.ndarray:
         """``float[G, 52]``: the score of discarding each allowed card (lower is better)."""
         prm = self.params
@@ -200,10 +223,10 @@ class ExpertBot:
         expected = np.full(may_discard.shape, NO_CHOICE)
         expected[g, c] = expected_after_draw(kept, unseen[g])
         value = dd - prm.lookahead_weight * (dd - expected)  # deadwood minus weighted gain
-        danger = self._danger(obs, rows, unseen)
+        danger = self._danger(obs, rows, unseen, keys)
         return value + prm.danger_weight * danger
 
-    def _danger(self, obs, rows: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    def _danger(self, obs, rows: np.ndarray, unseen: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """``float[G, 52]``: the chance that the opponent could meld each card if it took it.
 
         Estimated over ``n_samples`` hands drawn for the opponent: its known pickups plus
@@ -224,9 +247,10 @@ class ExpertBot:
         thrown = obs.opponent_discards[rows]
 
         log_w = np.log1p(prm.low_card_bias * (10 - CARD_VALUE) / 9.0)  # float[52]
-        gumbel = -np.log(-np.log(self.rng.random((g, s, N_CARDS)) + 1e-300) + 1e-300)
-        keys = np.where(unseen[:, None, :], log_w + gumbel, -np.inf)
-        order = np.argsort(-keys, axis=2)
+        uniform = key_uniforms(keys, s * N_CARDS, offset=2 * N_CARDS).reshape(g, s, N_CARDS)
+        gumbel = -np.log(-np.log(uniform + 1e-300) + 1e-300)
+        priority = np.where(unseen[:, None, :], log_w + gumbel, -np.inf)
+        order = np.argsort(-priority, axis=2)
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(N_CARDS)[None, None, :], axis=2)
         samples = (rank < hidden[:, None, None]) & unseen[:, None, :]

@@ -3,6 +3,12 @@
 Everything here works on ``bool[N, 52]`` card masks (card id = ``suit * 13 + rank``)
 decoded from the observation, and never on hidden state: the bots see exactly what
 a trained policy sees.
+
+Randomness: the bots draw every random number of a decision from that game's uint64
+key (``keys`` of ``act``, one fresh key per game and decision, see
+``hgin_env.envs.policy``), through ``key_uniforms``; called without keys they draw one
+key per row from their seeded generator (``decision_keys``). So a game plays the same
+alone or in a batch of any size.
 """
 
 from __future__ import annotations
@@ -10,10 +16,45 @@ from __future__ import annotations
 import numpy as np
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.engine.melds import deadwood_after_discard, min_deadwood
+from hgin_env.engine.game import mix64
+from hgin_env.engine.melds import (
+    RUN_COVER,
+    RUN_VALUE,
+    deadwood_after_discard,
+    min_deadwood,
+    set_scenarios,
+)
 
 #: a score larger than any real one, for masked-out choices
 NO_CHOICE = 1e9
+#: SplitMix64's increment: uniform j of a key is ``mix64(key + (j + 1) * _GOLDEN)``
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: small batches enumerate their set scenarios in one pass (see ``set_scenarios``)
+_ONE_GROUP_BELOW = 512
+
+
+def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> np.ndarray:
+    """uint64[N]: the per-game keys of one decision, or N keys drawn from ``rng`` without them."""
+    if keys is not None:
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        if keys.shape != (n,):
+            raise ValueError(f"expected {n} keys (one per row), got shape {keys.shape}")
+        return keys
+    return rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
+
+
+def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
+    """``float64[N, count]`` uniform numbers in [0, 1), entry ``(i, j)`` from ``keys[i]`` alone.
+
+    Number ``j`` is the top 53 bits of ``mix64(key + (offset + j + 1) * golden)`` (the
+    SplitMix64 sequence of the key), so callers take disjoint ``offset`` ranges for the
+    different random choices of one decision.
+    """
+    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
+    steps = np.arange(offset + 1, offset + count + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = mix64(k + steps * _GOLDEN)
+    return (x >> np.uint64(11)) * (1.0 / (1 << 53))
 
 
 def by_suit(cards: np.ndarray) -> np.ndarray:
@@ -51,20 +92,92 @@ def meld_with(hand: np.ndarray) -> np.ndarray:
     return (makes_set | makes_run).reshape(held.shape[0], N_CARDS)
 
 
-def jittered_argmin(scores: np.ndarray, rng: np.random.Generator, scale: float) -> np.ndarray:
+def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> np.ndarray:
     """Row-wise argmin with ties broken uniformly at random.
 
     Args:
         scores: ``float[N, K]``, ``NO_CHOICE`` where a choice is not allowed.
-        rng: the bot's random stream (one draw per entry, whatever the data).
+        uniforms: ``float[N, K]`` uniform numbers in [0, 1) (from ``key_uniforms``).
         scale: jitter amplitude; below the smallest gap between different scores, so the
             jitter only reorders exact ties.
 
     Returns:
         ``int64[N]``.
     """
-    noise = rng.random(scores.shape) * scale
-    return np.argmin(scores + noise, axis=1)
+    return np.argmin(scores + uniforms * scale, axis=1)
+
+
+def _deadwood_scenarios(hands: np.ndarray):
+    """Per group of ``set_scenarios``: its rows, each scenario's unmelded cards and best flag.
+
+    Yields ``(rows, deadwood, best)``: ``int64[G]``, ``int64[G, S]`` 52-bit card masks of
+    the cards each scenario leaves unmelded, ``bool[G, S]`` least deadwood.
+    """
+    shifts = np.int64(N_RANKS) * np.arange(N_SUITS, dtype=np.int64)
+    for sc in set_scenarios(hands, one_group_below=_ONE_GROUP_BELOW):
+        loose = sc.remaining & ~RUN_COVER[sc.remaining]  # [G, S, 4] suit masks
+        deadwood = (loose << shifts).sum(axis=2)
+        if sc.valid.shape[1] == 1:
+            yield sc.rows, deadwood, np.ones_like(deadwood, dtype=bool)
+            continue
+        melded = np.where(sc.valid, sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2), -1)
+        yield sc.rows, deadwood, melded == melded.max(axis=1, keepdims=True)
+
+
+def best_deadwood_sets(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The deadwood cards of every arrangement of least deadwood, as 52-bit card masks.
+
+    An arrangement is a set scenario of ``set_scenarios`` (which cards go into sets)
+    with every stretch of 3+ consecutive cards left in a suit melded as a run; these
+    give every way to leave a least-deadwood set of cards unmelded.
+
+    Args:
+        hands: ``bool[N, 52]``.
+
+    Returns:
+        ``(deadwood, best)``: ``int64[N, S]`` the unmelded cards of each scenario (bit c
+        for card c) and ``bool[N, S]`` whether the scenario has the least deadwood
+        (several scenarios may leave the same cards; padding entries are not best).
+    """
+    hands = np.asarray(hands, dtype=bool)
+    groups = list(_deadwood_scenarios(hands))
+    width = max((d.shape[1] for _, d, _ in groups), default=1)
+    deadwood = np.zeros((hands.shape[0], width), dtype=np.int64)
+    best = np.zeros((hands.shape[0], width), dtype=bool)
+    for rows, d, b in groups:
+        deadwood[rows, : d.shape[1]] = d
+        best[rows, : d.shape[1]] = b
+    return deadwood, best
+
+
+def random_best_deadwood(hands: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """The deadwood cards of one least-deadwood arrangement per hand, chosen at random.
+
+    The choice is uniform over the distinct sets of unmelded cards that an arrangement
+    of least deadwood can leave (``best_deadwood_sets``).
+
+    Args:
+        hands: ``bool[N, 52]``.
+        uniforms: ``float[N]`` uniform numbers in [0, 1) that make the choice.
+
+    Returns:
+        ``bool[N, 52]``, a subset of each hand.
+    """
+    hands = np.asarray(hands, dtype=bool)
+    uniforms = np.asarray(uniforms, dtype=np.float64)
+    chosen = np.zeros(hands.shape[0], dtype=np.int64)
+    for rows, deadwood, best in _deadwood_scenarios(hands):
+        if deadwood.shape[1] == 1:
+            chosen[rows] = deadwood[:, 0]
+            continue
+        ordered = np.sort(np.where(best, deadwood, -1), axis=1)
+        distinct = ordered >= 0
+        distinct[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+        count = distinct.sum(axis=1)
+        pick = np.minimum((uniforms[rows] * count).astype(np.int64), count - 1)
+        nth = np.cumsum(distinct, axis=1) == pick[:, None] + 1
+        chosen[rows] = ordered[np.arange(rows.size), np.argmax(distinct & nth, axis=1)]
+    return ((chosen[:, None] >> np.arange(N_CARDS, dtype=np.int64)) & 1).astype(bool)
 
 
 def best_after_draws(hands: np.ndarray, draws: np.ndarray) -> np.ndarray:

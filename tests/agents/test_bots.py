@@ -142,18 +142,30 @@ def test_simple_takes_the_upcard_only_to_meld():
     assert actions.tolist() == [TAKE, PASS]
 
 
-def test_simple_knocks_at_once_with_the_least_deadwood():
-    """After taking a card that lets it knock, simple knocks, discarding its highest loose card."""
+def test_simple_takes_an_upcard_that_lets_it_knock_and_knocks_at_once():
+    """Simple takes an upcard that melds nothing but lets it knock, then knocks with its king."""
     non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 9S KH"
     dealer = "AH 3H 5H 7H 9H JC QC 2D 8D TD"
     eng = GinEngine(1, seed=0)
     eng.reset(decks=deck_for(non_dealer, dealer, "2H"), dealers=1)
     bot = SimpleBot(0)
-    eng.step(bot.act(*observe(eng)))  # 2H melds nothing: pass
+    assert int(bot.act(*observe(eng))[0]) == TAKE  # 2H melds nothing, but KH can go
+    eng.step(np.array([TAKE]))
+    assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")
+
+
+def test_simple_knocks_with_its_highest_unmelded_card():
+    """After a stock draw that lets it knock, simple knocks, throwing its highest loose card."""
+    non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 5H KH"
+    dealer = "AH 3H 6H 7H 9H JC QC 2D 8D TD"
+    eng = GinEngine(1, seed=0)
+    eng.reset(decks=deck_for(non_dealer, dealer, "QH", stock="9S"), dealers=1)
+    bot = SimpleBot(0)
+    assert int(bot.act(*observe(eng))[0]) == PASS  # QH melds nothing, no knock with it
+    eng.step(np.array([PASS]))
     eng.step(np.array([PASS]))  # the dealer passes too
-    eng.step(np.array([DRAW]))  # forced stock draw
-    action = int(bot.act(*observe(eng))[0])
-    assert action == KNOCK + card_id("KH")
+    eng.step(np.array([DRAW]))  # forced stock draw: 9S melds 7S 8S, 5H + KH = 15 left
+    assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")
 
 
 def test_expert_goes_gin_and_takes_a_meld_card():
