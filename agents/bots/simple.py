@@ -125,7 +125,7 @@ class SimpleBot:
         knocks = knock_discards(with_top, self.rules.knock_limit)
         if not self.rules.allow_rediscard:
             knocks[r, top] = False
-        take = knocks.any(axis=1)
+        take = np.asarray(knocks.any(axis=1))
         # a card that forms no 3-card meld with the hand is unmelded in every arrangement
         ask = np.flatnonzero(~take & meld_with(hand)[r, top])
         if ask.size:
@@ -137,11 +137,11 @@ class SimpleBot:
     def _discards(obs, masks: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Actions (a knock or a discard) for the rows in the discard phase."""
         may_knock = masks[rows, KNOCK : KNOCK + N_CARDS]
-        knock = may_knock.any(axis=1)
+        knock = np.asarray(may_knock.any(axis=1))
         allowed = np.where(knock[:, None], may_knock, masks[rows, :N_CARDS])
         unmelded = random_best_deadwood(obs.hand[rows], uniforms[rows, _U_DISCARD]) & allowed
         # highest rank among the allowed unmelded cards; else the least deadwood left
-        has = unmelded.any(axis=1)[:, None]
+        has: np.ndarray = np.asarray(unmelded.any(axis=1))[:, None]
         choice = np.where(has, unmelded, allowed)
         value = np.where(has, -_RANK, obs.discard_deadwood[rows]).astype(np.float64)
         scores = np.where(choice, value, NO_CHOICE)
