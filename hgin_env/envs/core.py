@@ -180,6 +180,23 @@ class GinCore:
         self.redeals = np.zeros(n, np.int64)
         self._pending = StepResult.zeros(n)  # series: hands settled at reset, paid next step
 
+    def reseed(self, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """Give the games ``rows`` (int[M]) new seeds and restart their counters.
+
+        Afterwards game ``rows[j]`` plays like a single game seeded ``seeds[j]``; its
+        episode ends (call ``reset`` for it next). The other games are untouched.
+        """
+        rows = np.asarray(rows, np.int64)
+        self.engine.seeds[rows] = np.asarray(seeds, np.uint64)
+        self.engine.hand_counter[rows] = 0
+        series_counter = getattr(self.table, "series_counter", None)
+        if series_counter is not None:
+            series_counter[rows] = 0
+        for counter in (self.episodes, self.opponent_moves, self.redeals):
+            counter[rows] = 0
+        self.awaiting[rows] = False
+        self._pending.clear(rows)
+
     @property
     def seeds(self) -> np.ndarray:
         """uint64[N]: each game's seed."""
