@@ -160,8 +160,11 @@ def test_make_vec_passes_the_mode():
 
 
 class KeepOptions(VectorWrapper):
-    """Pass a copy of ``options`` down: SyncVectorEnv pops ``reset_mask`` from the caller's
-    dict, so a ``RecordEpisodeStatistics`` above it would miss the mask (Gymnasium 1.x)."""
+    """Pass a copy of ``options`` down to the wrapped env.
+
+    SyncVectorEnv pops ``reset_mask`` from the caller's dict, so a
+    ``RecordEpisodeStatistics`` above it would miss the mask (Gymnasium 1.x).
+    """
 
     def reset(self, *, seed=None, options=None):
         """Reset with a copy of the options."""
