@@ -110,6 +110,37 @@ class StepResult:
         self.series_result[rows] = other.series_result[rows]
 
 
+def action_ids(actions: np.ndarray, n: int) -> np.ndarray:
+    """int64[N]: the agent's actions of one step as action ids.
+
+    Raises:
+        ValueError: for a shape other than N actions, or values that are not whole numbers.
+    """
+    a = np.asarray(actions).reshape(-1)
+    if a.shape != (n,):
+        raise ValueError(f"expected {n} actions (one per game), got shape {a.shape}")
+    whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
+    if not whole:
+        raise ValueError(f"actions must be integer action ids, got {actions!r}")
+    return a.astype(np.int64)
+
+
+def illegal_games(a: np.ndarray, masks: np.ndarray, awaiting: np.ndarray) -> np.ndarray:
+    """bool[N]: games awaiting the agent whose action ``a`` is not legal under ``masks``."""
+    in_range = (a >= 0) & (a < N_ACTIONS)
+    legal = in_range & masks[np.arange(a.size), np.where(in_range, a, 0)]
+    return awaiting & ~legal
+
+
+def illegal_message(
+    a: np.ndarray, illegal: np.ndarray, masks: np.ndarray, phases: np.ndarray
+) -> str:
+    """The error of the first illegal action of a step (naming its game in a batch)."""
+    i = int(np.flatnonzero(illegal)[0])
+    phase = Phase(int(phases[i])).name
+    return illegal_action_message(a[i], masks[i], phase, f"game {i}: " if a.size > 1 else "")
+
+
 class GinCore:
     """N games of Hollywood Gin, agent against opponent, stepped together.
 
@@ -278,19 +309,11 @@ class GinCore:
             ValueError: for a wrong shape or dtype, or (``illegal_action="raise"``) an
                 illegal action, naming the action and the legal ones.
         """
-        a = np.asarray(actions).reshape(-1)
-        if a.shape != (self.n,):
-            raise ValueError(f"expected {self.n} actions (one per game), got shape {a.shape}")
-        whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
-        if not whole:
-            raise ValueError(f"actions must be integer action ids, got {actions!r}")
-        a = a.astype(np.int64)
+        a = action_ids(actions, self.n)
         mask = self.engine.legal_action_mask(copy=False)
-        in_range = (a >= 0) & (a < N_ACTIONS)
-        legal = in_range & mask[np.arange(self.n), np.where(in_range, a, 0)]
-        illegal = self.awaiting & ~legal
+        illegal = illegal_games(a, mask, self.awaiting)
         if illegal.any() and self.config.illegal_action == "raise":
-            raise ValueError(self._illegal_message(a, illegal, mask))
+            raise ValueError(illegal_message(a, illegal, mask, self.engine.state.phase))
         result, self._pending = self._pending, StepResult.zeros(self.n)
         result.illegal[:] = illegal
         result.terminated[:] = illegal
@@ -321,11 +344,6 @@ class GinCore:
                 result.final_obs = self.final_observations(done)
                 self.reset(done)
         return result
-
-    def _illegal_message(self, a: np.ndarray, illegal: np.ndarray, mask: np.ndarray) -> str:
-        i = int(np.flatnonzero(illegal)[0])
-        phase = Phase(int(self.engine.state.phase[i])).name
-        return illegal_action_message(a[i], mask[i], phase, f"game {i}: " if self.n > 1 else "")
 
     # ------------------------------------------------------------------ internals
     def _run(
