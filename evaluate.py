@@ -8,7 +8,9 @@ Usage::
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
-results table (the README's shipped-agent table is this output).
+results table (the README's shipped-agent table is this output). ``--workers K`` plays
+the series of a pair (or of each ``--against`` pair) in K processes, with the same
+table and JSON as one process (``agents.parallel_eval``; see docs/workers.md).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -31,9 +33,11 @@ from pathlib import Path
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from agents.evaluation import EvalResult, LeagueResult, evaluate, league  # noqa: E402
+from agents.evaluation import EvalResult, LeagueResult, league  # noqa: E402
 from agents.model_policy import PolicyLoadError  # noqa: E402
+from agents.parallel_eval import evaluate_parallel, shard_bounds  # noqa: E402
 from agents.transcript import TranscriptRecorder  # noqa: E402
+from hgin_env.envs.workers import EnvWorkerError  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -60,6 +64,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also play every deal sequence with the seats swapped (doubles the series)",
     )  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="K",
+        help="play the series in K processes (same results; A B and --against only)",
+    )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH",
@@ -89,6 +97,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--transcript works with a pair A B, not with --league")
     if args.transcript_hands < 1:
         parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.workers > 1 and args.league:
+        parser.error("--workers works with a pair A B and with --against, not with --league")
+    first = shard_bounds(args.series * (1 + args.duplicate), args.workers)[0][1]
+    if args.transcript and args.workers > 1 and args.transcript_hands > first:
+        parser.error(
+            f"--transcript-hands {args.transcript_hands} is more than the {first} series of "
+            "the first worker: use fewer hands or fewer --workers"
+        )
     return args
 
 
@@ -217,9 +235,9 @@ def main(argv: list[str] | None = None) -> int:
             (agent,) = args.policies
             results = []
             for opponent in args.against:
-                res = evaluate(
+                res = evaluate_parallel(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
-                    progress=progress,
+                    progress=progress, workers=args.workers,
                 )  # fmt: skip
                 title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
                 print_table(title, ["", "A", "B"], pair_rows(res))
@@ -242,9 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
-            res = evaluate(
+            res = evaluate_parallel(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
-                recorder=recorder,
+                recorder=recorder, workers=args.workers,
             )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))
@@ -255,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     except PolicyLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except EnvWorkerError as exc:  # a worker process died
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(data, indent=2) + "\n")

@@ -43,10 +43,10 @@ from tqdm.auto import tqdm
 from agents.model_policy import load_policy
 from agents.transcript import TranscriptRecorder
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import Outcome
+from hgin_env.engine.game import Outcome, hash_stream
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
-from hgin_env.envs.policy import Policy
+from hgin_env.envs.policy import Policy, accepts_keys
 
 Z95 = 1.959963984540054
 #: by default a series is abandoned (counted unfinished) after this many hands, so that
@@ -333,6 +333,124 @@ def _prepare(spec: PolicyLike, seed: int) -> Policy:
     return policy
 
 
+def players(policy_a: PolicyLike, policy_b: PolicyLike, seed: int) -> tuple[Policy, Policy]:
+    """A and B of an evaluation seeded ``seed``, resolved and reseeded (own sub-seeds)."""
+    return _prepare(policy_a, _sub_seed(seed, 1)), _prepare(policy_b, _sub_seed(seed, 2))
+
+
+@dataclass
+class SeriesPlan:
+    """The series of an evaluation: one entry per series (see ``seating``).
+
+    Attributes:
+        deal_seeds: uint64, each series' seed (its decks, and its players' random keys).
+        a_seat: int8, A's seat.
+        first_dealer: int8, the first hand's dealer.
+        cluster: int64, the deal sequence (duplicate twins share one).
+    """
+
+    deal_seeds: np.ndarray
+    a_seat: np.ndarray
+    first_dealer: np.ndarray
+    cluster: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Series in the plan."""
+        return int(self.deal_seeds.size)
+
+    def part(self, lo: int, hi: int) -> SeriesPlan:
+        """Series ``[lo, hi)`` of the plan."""
+        return SeriesPlan(*(getattr(self, f.name)[lo:hi] for f in dataclasses.fields(self)))
+
+
+def series_plan(n_series: int, seed: int, duplicate: bool = False) -> SeriesPlan:
+    """The series ``evaluate(..., n_series, seed, duplicate=...)`` plays, in order."""
+    deal_seeds = np.random.SeedSequence([seed, 0]).generate_state(n_series, np.uint64)
+    a_seat, first_dealer, cluster = seating(n_series, duplicate)
+    return SeriesPlan(deal_seeds[cluster], a_seat, first_dealer, cluster)
+
+
+#: hash salts of the players' per-series random keys (keyed policies only)
+KEY_SALTS = (501, 502)
+
+
+def play_series(
+    a: Policy,
+    b: Policy,
+    plan: SeriesPlan,
+    rules: RulesConfig,
+    max_hands_per_series: int = MAX_HANDS_PER_SERIES,
+    on_finished: Any = None,
+    recorder: TranscriptRecorder | None = None,
+    names: tuple[str, str] = ("A", "B"),
+    seed: int = 0,
+) -> SeriesTally:
+    """Play the plan's series of A against B in one batch; their raw per-series tallies.
+
+    A policy that takes ``keys`` (``hgin_env.envs.policy.accepts_keys``) draws its
+    randomness from its series' seed and its own decision counter there, so a series
+    plays the same in any batch: any part of a plan, played alone, gives the tallies of
+    those series in the whole plan (``agents.parallel_eval`` relies on it).
+
+    Args:
+        a: player A.
+        b: player B.
+        plan: the series (``series_plan``, or a ``part`` of it).
+        rules: the rules options.
+        max_hands_per_series: abandon a series after this many hands (counted unfinished).
+        on_finished: called with the number of series that ended, after each step.
+        recorder: an optional ``TranscriptRecorder``.
+        names: A's and B's names (for the recorder).
+        seed: the evaluation seed (for the recorder).
+    """
+    n = plan.n
+    series = SeriesEngine(n, rules, seed=plan.deal_seeds)
+    series.reset(first_dealers=plan.first_dealer)
+    a_seat = plan.a_seat
+    if recorder is not None:
+        recorder.begin(series, names, a_seat, {"seed": seed})
+    tally = SeriesTally(n)
+    running = np.ones(n, dtype=bool)
+    actions = np.zeros(n, dtype=np.int64)
+    decisions = np.zeros((2, n), dtype=np.int64)  # per player (A, B) and series
+    keyed = (accepts_keys(a), accepts_keys(b))
+    steps = 0
+    while running.any():
+        game = series.engine
+        masks = game.legal_action_mask()
+        live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
+        actions[live] = masks[live].argmax(axis=1)
+        rows = np.flatnonzero(running)
+        seat = game.current_player[rows].astype(np.int64)
+        is_a = seat == a_seat[rows]
+        for who, (policy, pick) in enumerate(((a, is_a), (b, ~is_a))):
+            sel = rows[pick]
+            if sel.size:
+                obs = encode_observations(game, seat[pick], series.sheets, sel)
+                if keyed[who]:
+                    keys = hash_stream(plan.deal_seeds[sel], decisions[who, sel], KEY_SALTS[who])
+                    actions[sel] = policy.act(obs, masks[sel], keys=keys)
+                else:
+                    actions[sel] = policy.act(obs, masks[sel])
+                decisions[who, sel] += 1
+        if recorder is not None:
+            recorder.before_step(series, actions)
+        step = series.step(actions)
+        if recorder is not None:
+            recorder.after_step(step)
+        steps += 1
+        counted = running[step.rows]
+        tally.add(step.rows[counted], step.hands.rows(counted), a_seat[step.rows[counted]])
+        ended = step.series_over & running
+        abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
+        running &= ~(ended | abandoned)
+        if on_finished is not None:
+            on_finished(int(ended.sum() + abandoned.sum()))
+    tally.close(series.sheets, steps)
+    return tally
+
+
 def evaluate(
     policy_a: PolicyLike,
     policy_b: PolicyLike,
@@ -353,7 +471,8 @@ def evaluate(
         policy_b: the opponent, same forms.
         n_series: deal sequences to play (series; twice as many in duplicate mode).
         seed: the seed of the deals and of the policies' random streams; the same seed
-            gives the same result (policy objects with a ``seed`` method are reseeded).
+            gives the same result (policy objects with a ``seed`` method are reseeded;
+            keyed policies draw from per-series keys, see ``play_series``).
         rules: rules options (default ``RulesConfig()``).
         duplicate: also play every deal sequence with the seats swapped.
         progress: show a tqdm progress bar of finished series.
@@ -370,75 +489,67 @@ def evaluate(
         ValueError: ``n_series < 1`` or a bad seed; ``PolicyLoadError`` (a ``ValueError``)
             for a policy that cannot be loaded.
     """
+    check_evaluation(n_series, seed)
+    rules = rules or RulesConfig()
+    a, b = players(policy_a, policy_b, seed)
+    name_a = name_a or policy_name(policy_a, a)
+    name_b = name_b or policy_name(policy_b, b)
+    plan = series_plan(n_series, seed, duplicate)
+    start = time.perf_counter()
+    bar = tqdm(total=plan.n, disable=not progress, unit="series", desc=f"{name_a} vs {name_b}")
+    with bar:
+        tally = play_series(
+            a, b, plan, rules, max_hands_per_series, bar.update, recorder, (name_a, name_b), seed
+        )
+    return tally.result(
+        plan, name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
+        deal_sequences=n_series, seconds=time.perf_counter() - start,
+    )  # fmt: skip
+
+
+def check_evaluation(n_series: int, seed: int) -> None:
+    """Raise ``ValueError`` for ``n_series < 1`` or a negative seed."""
     if n_series < 1:
         raise ValueError(f"n_series must be >= 1, got {n_series}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
-    rules = rules or RulesConfig()
-    a = _prepare(policy_a, _sub_seed(seed, 1))
-    b = _prepare(policy_b, _sub_seed(seed, 2))
-    name_a = name_a or policy_name(policy_a, a)
-    name_b = name_b or policy_name(policy_b, b)
-
-    deal_seeds = np.random.SeedSequence([seed, 0]).generate_state(n_series, np.uint64)
-    a_seat, first_dealer, cluster = seating(n_series, duplicate)
-    deal_seeds = deal_seeds[cluster]
-    n = deal_seeds.size
-    series = SeriesEngine(n, rules, seed=deal_seeds)
-    series.reset(first_dealers=first_dealer)
-    if recorder is not None:
-        recorder.begin(series, (name_a, name_b), a_seat, {"seed": seed})
-    tally = _Tally(n)
-    running = np.ones(n, dtype=bool)
-    actions = np.zeros(n, dtype=np.int64)
-    steps = 0
-    start = time.perf_counter()
-    with tqdm(total=n, disable=not progress, unit="series", desc=f"{name_a} vs {name_b}") as bar:
-        while running.any():
-            game = series.engine
-            masks = game.legal_action_mask()
-            live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
-            actions[live] = masks[live].argmax(axis=1)
-            rows = np.flatnonzero(running)
-            seat = game.current_player[rows].astype(np.int64)
-            is_a = seat == a_seat[rows]
-            for policy, pick in ((a, is_a), (b, ~is_a)):
-                sel = rows[pick]
-                if sel.size:
-                    obs = encode_observations(game, seat[pick], series.sheets, sel)
-                    actions[sel] = policy.act(obs, masks[sel])
-            if recorder is not None:
-                recorder.before_step(series, actions)
-            step = series.step(actions)
-            if recorder is not None:
-                recorder.after_step(step)
-            steps += 1
-            counted = running[step.rows]
-            tally.add(step.rows[counted], step.hands.rows(counted), a_seat[step.rows[counted]])
-            ended = step.series_over & running
-            abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
-            running &= ~(ended | abandoned)
-            bar.update(int(ended.sum() + abandoned.sum()))
-    seconds = time.perf_counter() - start
-    return tally.result(
-        series.sheets, a_seat, cluster,
-        name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
-        deal_sequences=n_series, seconds=seconds, steps=steps,
-    )  # fmt: skip
 
 
-class _Tally:
-    """Per-series counters accumulated as hands end (index = series row)."""
+class SeriesTally:
+    """Per-series counters accumulated as hands end (index = series row), then the sheets.
+
+    ``close`` adds the series' final score-sheet facts and the step count; tallies of
+    consecutive parts of a plan ``concat`` into the tally of the whole plan.
+    """
 
     COUNTERS = (
         "hands", "a_won", "b_won", "drawn", "truncated", "a_points", "b_points",
         "a_knocks", "b_knocks", "a_gins", "b_gins", "a_undercut", "b_undercut",
         "a_knock_deadwood", "b_knock_deadwood",
     )  # fmt: skip
+    #: per-series facts taken from the score sheets by ``close``
+    SHEET = ("series_winner", "finished", "games_won")
 
     def __init__(self, n: int) -> None:
         for name in self.COUNTERS:
             setattr(self, name, np.zeros(n, dtype=np.int64))
+        self.steps = 0
+
+    def close(self, sheets: Any, steps: int) -> None:
+        """Keep the sheets' series winners, finished flags and games won, and the steps."""
+        self.series_winner = sheets.series_winner.astype(np.int64)
+        self.finished = sheets.finished.copy()
+        self.games_won = sheets.games_won.copy()  # int64[N, 2]
+        self.steps = steps
+
+    @classmethod
+    def concat(cls, parts: Sequence[SeriesTally]) -> SeriesTally:
+        """The tally of consecutive parts (steps: the longest part's, as one batch's)."""
+        whole = cls(0)
+        for name in (*cls.COUNTERS, *cls.SHEET):
+            setattr(whole, name, np.concatenate([getattr(p, name) for p in parts]))
+        whole.steps = max(p.steps for p in parts)
+        return whole
 
     def add(self, rows: np.ndarray, hands, a_seat: np.ndarray) -> None:
         """Count the finished hands ``hands`` (a ``HandState``) of series ``rows``."""
@@ -485,14 +596,15 @@ class _Tally:
             ),
         )
 
-    def result(self, sheets, a_seat: np.ndarray, cluster: np.ndarray, **info: Any) -> EvalResult:
-        """Summarise into an ``EvalResult`` (``cluster``: the deal sequence of each series)."""
+    def result(self, plan: SeriesPlan, **info: Any) -> EvalResult:
+        """Summarise the closed tally of ``plan``'s series into an ``EvalResult``."""
+        a_seat, cluster = plan.a_seat, plan.cluster
         n = a_seat.size
-        winner = sheets.series_winner.astype(np.int64)
-        finished = sheets.finished & (winner >= 0)
+        winner = self.series_winner
+        finished = self.finished & (winner >= 0)
         a_series = finished & (winner == a_seat)
         b_series = finished & (winner == 1 - a_seat)
-        games = sheets.games_won  # int64[N, 2]
+        games = self.games_won  # int64[N, 2]
         rows = np.arange(n)
         n_clusters = int(cluster.max()) + 1
 
@@ -517,7 +629,7 @@ class _Tally:
             n_series=n,
             series_won=int(a_series.sum()),
             series_lost=int(b_series.sum()),
-            series_unfinished=int((~sheets.finished).sum()),
+            series_unfinished=int((~self.finished).sum()),
             series_win_rate=series_rate,
             series_win_ci=series_ci,
             games_won=int(games[rows, a_seat].sum()),
@@ -536,6 +648,7 @@ class _Tally:
             b=self._player("b", "a"),
             seconds=seconds,
             series_per_second=n / seconds if seconds > 0 else float("inf"),
+            steps=self.steps,
         )
 
 

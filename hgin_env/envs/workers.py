@@ -136,7 +136,8 @@ def _size(layout: list[tuple[str, str, tuple]]) -> int:
     return sum(-(-int(np.prod(shape)) * np.dtype(t).itemsize // 64) * 64 for _, t, shape in layout)
 
 
-def _context() -> mp.context.BaseContext:
+def worker_context() -> mp.context.BaseContext:
+    """The multiprocessing context of worker processes (``START_METHOD``, env preloaded)."""
     ctx = mp.get_context(START_METHOD)
     if START_METHOD == "forkserver":
         ctx.set_forkserver_preload(PRELOAD)
@@ -181,7 +182,7 @@ class EnvWorkers:
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns)
         seeds = game_seeds(seed, self.n)
         policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
-        ctx = _context()
+        ctx = worker_context()
         try:
             for k in range(self.k):
                 lo, hi = self.bounds(k)
@@ -433,7 +434,7 @@ def _shutdown(procs: list[Any], conns: list[connection.Connection]) -> None:
 
 
 # ---------------------------------------------------------------------- the worker's side
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Linux: have the kernel kill this process when its parent exits."""
     if not sys.platform.startswith("linux"):
         return
@@ -476,7 +477,7 @@ def _worker_main(
     policy_seed: int | None,
 ) -> None:
     """A worker: build the core, map the shared block, then serve commands until told to stop."""
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # one core per worker (before a model opponent loads torch)
