@@ -210,6 +210,22 @@ def _slot_names(core) -> list[str]:
     return list(core.opponent.names)
 
 
+def test_starting_the_workers_in_two_calls_makes_one_step(envs):
+    """step_async_workers for each half of the workers, then step_wait: the full step."""
+    one = envs(N, seed=SEED, **CASES["hand"])
+    many = envs(N, seed=SEED, workers=4, **CASES["hand"])
+    assert many.worker_bounds() == [(0, 2), (2, 4), (4, 6), (6, 8)]
+    np.testing.assert_array_equal(one.reset(), many.reset())
+    rng = np.random.default_rng(8)
+    for _ in range(40):
+        actions = choose(one.action_masks(), rng)
+        many.step_async_workers(actions, [0, 1])
+        with pytest.raises(RuntimeError, match=r"started workers \[2, 3\]"):
+            many.step_wait()
+        many.step_async_workers(actions, [3, 2])
+        assert_same_step(one.step(actions), many.step_wait())
+
+
 def test_render_and_illegal_actions_behave_as_in_one_process(envs):
     """render_game shows the same view; an illegal action raises the same message."""
     one = envs(N, seed=SEED)

@@ -123,6 +123,23 @@ class HollywoodGinVecEnv(VecEnv):
             return
         self._actions = np.asarray(actions)
 
+    def step_async_workers(self, actions: np.ndarray, workers: Sequence[int]) -> None:
+        """With workers: start the step of these workers' games only (rows of ``actions``).
+
+        The other workers are started by further calls; ``step_wait`` then returns the
+        whole step. A trainer can so decide half of the games while the other half steps.
+        """
+        if self._pool is None:
+            raise RuntimeError("step_async_workers needs workers > 1")
+        self._pool.step_async(actions, workers)
+        self._actions = np.zeros(0)
+
+    def worker_bounds(self) -> list[tuple[int, int]]:
+        """Each worker's games ``[lo, hi)`` (one range of all games without workers)."""
+        if self._pool is None:
+            return [(0, self.num_envs)]
+        return [self._pool.bounds(k) for k in range(self._pool.k)]
+
     def step_wait(self) -> VecEnvStepReturn:
         """Step every game; finished games are reset at once (see the module docstring)."""
         if self._actions is None:

@@ -177,6 +177,7 @@ class EnvWorkers:
         self._conns: list[connection.Connection] = []
         self._broken: str | None = None
         self._in_flight = False
+        self._started: set[int] = set()  # workers started in the step in flight
         self._shm: SharedMemory | None = None
         self.buf: dict[str, np.ndarray] = {}
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns)
@@ -259,30 +260,46 @@ class EnvWorkers:
         self._ready()
         self._broadcast("reset")
 
-    def step_async(self, actions: np.ndarray) -> None:
-        """Check the actions (as ``GinCore.step`` does) and start the step in every worker.
+    def step_async(self, actions: np.ndarray, workers: Sequence[int] | None = None) -> None:
+        """Check the actions (as ``GinCore.step`` does) and start the step in the workers.
+
+        Args:
+            actions: int[n], one per game.
+            workers: start only these workers (their games' rows of ``actions`` are used);
+                the others may be started by later calls, before ``step_wait``, which
+                returns once every worker has stepped. Default: all.
 
         Raises:
             ValueError: wrong shape or dtype, or an illegal action with
                 ``illegal_action="raise"`` (the message names the game, as in one process).
         """
-        self._ready()
+        ks = list(range(self.k)) if workers is None else [int(k) for k in workers]
+        if not self._started:
+            self._ready()
+        elif self._broken is not None or self._started.intersection(ks):
+            raise EnvWorkerError("a worker was started twice in one step, or the workers failed")
         a = action_ids(actions, self.n)
+        rows = np.zeros(self.n, bool)
+        for k in ks:
+            rows[slice(*self.bounds(k))] = True
         if self.config.illegal_action == "raise":
-            illegal = illegal_games(a, self.buf["masks"], self.buf["awaiting"])
+            illegal = illegal_games(a, self.buf["masks"], self.buf["awaiting"] & rows)
             if illegal.any():
                 raise ValueError(illegal_message(a, illegal, self.buf["masks"], self.buf["phase"]))
-        self.buf["actions"][:] = a
+        self.buf["actions"][rows] = a[rows]
         self._in_flight = True
-        for k, conn in enumerate(self._conns):
-            self._send(k, conn, ("step",))
+        self._started.update(ks)
+        for k in ks:
+            self._send(k, self._conns[k], ("step",))
 
     def step_wait(self) -> tuple[StepResult, np.ndarray]:
         """Wait for the step: its ``StepResult`` (``final_*`` set) and observations (copies)."""
-        if not self._in_flight:
-            raise RuntimeError("step_wait() called without step_async()")
+        if len(self._started) < self.k:
+            missing = sorted(set(range(self.k)) - self._started)
+            raise RuntimeError(f"step_wait() before step_async() started workers {missing}")
         self._gather(range(self.k), step=True)
         self._in_flight = False
+        self._started = set()
         b = self.buf
         result = StepResult(**{name: b[name].copy() for name in RESULT_FIELDS})
         result.final_rows = np.flatnonzero(result.terminated | result.truncated)
