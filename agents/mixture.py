@@ -13,6 +13,12 @@ episode (``opponent_of``), for per-opponent statistics.
 The environment calls ``act`` on a subset of its games (those where the opponent is to
 act), so the mixture must know which games the rows are: either ``act(..., rows=...)``
 passes them, or the caller sets ``mixture.rows`` just before the call.
+
+Draws are per game: game g's k-th draw comes from ``hash(seed + g, k)``, so a game's
+opponents do not depend on the other games of the batch. That is what lets
+``shard(lo, hi)`` hand games ``[lo, hi)`` to an env worker process
+(``hgin_env.envs.workers``) that then draws exactly what one process would, and
+``per_game_state`` / ``mirror`` show the workers' assignments to the trainer.
 """
 
 from __future__ import annotations
@@ -21,7 +27,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from hgin_env.engine.game import hash_stream
 from hgin_env.envs.policy import Policy, accepts_keys
+
+#: hash salt of the assignment draws
+DRAW_SALT = 301
+#: the per-game arrays of the assignment state (``per_game_state``)
+STATE_ARRAYS = ("assignment", "assigned_episode", "previous", "previous_episode")
 
 
 class MixturePolicy:
@@ -32,7 +44,8 @@ class MixturePolicy:
         names: one display name per policy.
         weights: sampling weights (>= 0, with a positive sum).
         n_games: games in the batch.
-        seed: seed of the assignment stream.
+        seed: seed of the assignment draws (None: fresh entropy).
+        first_game: the index of game 0 in the whole batch (a worker's share of it).
 
     Attributes:
         assignment: int64[n_games], the policy index of each game.
@@ -51,13 +64,18 @@ class MixturePolicy:
         weights: Sequence[float] | np.ndarray,
         n_games: int,
         seed: int | None = None,
+        first_game: int = 0,
     ) -> None:
         if not len(policies) == len(names) == len(weights):
             raise ValueError("policies, names and weights must have the same length")
         self.policies: list[Policy | None] = list(policies)
         self.names = list(names)
         self.n_games = n_games
-        self.rng = np.random.default_rng(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+        self.seed = int(seed)
+        self.first_game = int(first_game)
+        self.draws = np.zeros(n_games, dtype=np.int64)  # draws made per game
         self.weights = np.zeros(len(policies))
         self.set_weights(weights)
         self.assignment = np.zeros(n_games, dtype=np.int64)
@@ -105,9 +123,13 @@ class MixturePolicy:
         if rows.dtype == bool:
             rows = np.flatnonzero(rows)
         if rows.size:
-            self.assignment[rows] = self.rng.choice(
-                len(self.policies), size=rows.size, p=self.probabilities
-            )
+            game = (self.seed + self.first_game + rows).astype(np.uint64)
+            keys = hash_stream(game, self.draws[rows], DRAW_SALT)
+            uniform = (keys >> np.uint64(11)) * (1.0 / (1 << 53))
+            edges = np.cumsum(self.probabilities)
+            pick = np.searchsorted(edges, uniform * edges[-1], side="right")
+            self.assignment[rows] = np.minimum(pick, len(self.policies) - 1)
+            self.draws[rows] += 1
 
     def _follow(self, rows: np.ndarray) -> None:
         """Redraw the opponents of the games in ``rows`` whose episode changed."""
@@ -136,6 +158,40 @@ class MixturePolicy:
             [self.assignment[rows], self.previous[rows]],
             -1,
         )
+
+    # ------------------------------------------------------------------ worker processes
+    def shard(self, lo: int, hi: int) -> MixturePolicy:
+        """A mixture of games ``[lo, hi)`` only, which draws what this one would for them.
+
+        The same policies, names, weights and seed; the games' assignment state is copied.
+        """
+        part = MixturePolicy(
+            self.policies, self.names, self.weights, hi - lo, self.seed, self.first_game + lo
+        )
+        for name in (*STATE_ARRAYS, "draws"):
+            getattr(part, name)[:] = getattr(self, name)[lo:hi]
+        return part
+
+    def per_game_state(self) -> dict[str, np.ndarray]:
+        """The per-game assignment arrays (``STATE_ARRAYS``), by name."""
+        return {name: getattr(self, name) for name in STATE_ARRAYS}
+
+    def mirror(self, state: dict[str, np.ndarray], episodes: Callable[[], np.ndarray]) -> None:
+        """Read the assignment from ``state`` (arrays kept up to date elsewhere) from now on.
+
+        The trainer's copy of a mixture whose games play in env workers: ``counts`` and
+        ``opponent_of`` then report the workers' assignments; this copy must not ``act``
+        or ``resample`` (the workers do).
+        """
+        for name in STATE_ARRAYS:
+            setattr(self, name, state[name])
+        self.episodes = episodes
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["episodes"] = None  # a callable bound to this process's env
+        state["rows"] = None
+        return state
 
     # ------------------------------------------------------------------ acting
     def act(

@@ -160,6 +160,10 @@ class ModelPolicy:
         """Return the model's most likely legal action in each row (``int64[N]``, -1: none)."""
         return self._actor.act(observations, action_masks)
 
+    def __reduce__(self) -> tuple:
+        """Pickle as the file to load (an env worker process loads the model itself)."""
+        return (ModelPolicy, (self.path, self.name))
+
 
 def shipped_models() -> dict[str, Path]:
     """The shipped models: name -> ``models/<name>/model.zip`` under the repository root."""

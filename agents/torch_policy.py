@@ -2,9 +2,10 @@
 
 ``TorchPolicy`` runs only the actor half of a ``MaskableActorCriticPolicy`` (features,
 policy MLP, action logits), masks illegal actions and picks the most likely action or
-samples one (Gumbel-max with its own seeded numpy stream). It is how the trainer
-evaluates the live model and how frozen self-play snapshots play. ``frozen_copy`` takes
-a snapshot of a model's network in memory.
+samples one (Gumbel-max: from the environment's per-game ``keys`` when given, so a game
+samples the same alone or in any batch, else from its own seeded numpy stream). It is
+how the trainer evaluates the live model and how frozen self-play snapshots play.
+``frozen_copy`` takes a snapshot of a model's network in memory.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import numpy as np
 import torch
 
 from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.game import hash_stream
 from hgin_env.envs.observation import plain_observations
+
+#: hash salt of the Gumbel noise drawn from per-game keys
+GUMBEL_SALT = 401
 
 
 class TorchPolicy:
@@ -59,14 +64,34 @@ class TorchPolicy:
             latent = net.mlp_extractor.forward_actor(features)
             return net.action_net(latent).numpy()
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """Return int64[N] legal actions (-1 for a row without any)."""
+    def act(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Return int64[N] legal actions (-1 for a row without any).
+
+        Args:
+            observations: float32[N, D].
+            action_masks: bool[N, 107].
+            keys: uint64[N] per-game random keys (sampling only; else the own stream).
+        """
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         if masks.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
         logits = self.logits(observations).astype(np.float64)
         if not self.deterministic:
-            logits -= np.log(-np.log(self.rng.random(logits.shape)))
+            if keys is None:
+                uniform = self.rng.random(logits.shape)
+            else:
+                bits = hash_stream(
+                    np.asarray(keys, np.uint64)[:, None],
+                    np.arange(logits.shape[1], dtype=np.uint64)[None, :],
+                    GUMBEL_SALT,
+                )
+                uniform = ((bits >> np.uint64(11)) + 0.5) * (1.0 / (1 << 53))
+            logits -= np.log(-np.log(uniform))
         logits[~masks] = -np.inf
         return np.where(masks.any(axis=1), logits.argmax(axis=1), -1).astype(np.int64)
 

@@ -8,7 +8,9 @@ Usage::
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
-results table (the shipped-agent table of ``docs/results.md`` is this output).
+results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
+the series of a pair (or of each ``--against`` pair) in K processes, with the same
+table and JSON as one process (``agents.evaluation.parallel``; see docs/workers.md).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -24,7 +26,8 @@ import json
 import sys
 from pathlib import Path
 
-from agents.evaluation import evaluate, league
+from agents.evaluation import league
+from agents.evaluation.parallel import evaluate_parallel, shard_bounds
 from agents.evaluation.report import (
     RESULTS_HEADER,
     league_tables,
@@ -36,6 +39,7 @@ from agents.evaluation.report import (
 from agents.model_policy import PolicyLoadError, load_policy
 from agents.output_paths import OutputPathError, check_writable
 from agents.transcript import TranscriptRecorder, transcript_paths
+from hgin_env.envs.workers import EnvWorkerError
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -66,6 +70,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also play every deal sequence with the seats swapped (doubles the series)",
     )  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="K",
+        help="play the series in K processes (same results; A B and --against only)",
+    )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH",
@@ -95,6 +103,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--transcript works with a pair A B, not with --league")
     if args.transcript_hands < 1:
         parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.workers > 1 and args.league:
+        parser.error("--workers works with a pair A B and with --against, not with --league")
+    first = shard_bounds(args.series * (1 + args.duplicate), args.workers)[0][1]
+    if args.transcript and args.workers > 1 and args.transcript_hands > first:
+        parser.error(
+            f"--transcript-hands {args.transcript_hands} is more than the {first} series of "
+            "the first worker: use fewer hands or fewer --workers"
+        )
     return args
 
 
@@ -132,9 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             (agent,) = args.policies
             results = []
             for opponent in args.against:
-                res = evaluate(
+                res = evaluate_parallel(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
-                    progress=progress,
+                    progress=progress, workers=args.workers,
                 )  # fmt: skip
                 title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
                 print_table(title, ["", "A", "B"], pair_rows(res))
@@ -157,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
-            res = evaluate(
+            res = evaluate_parallel(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
-                recorder=recorder,
+                recorder=recorder, workers=args.workers,
             )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))
@@ -170,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     except PolicyLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except EnvWorkerError as exc:  # a worker process died
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(data, indent=2) + "\n")

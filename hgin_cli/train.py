@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
     from agents.training import CheckpointError, ConfigError, load_config
+    from hgin_env.envs.workers import EnvWorkerError
 
     try:
         if args.resume:
@@ -76,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except EnvWorkerError as exc:  # a worker process died; a checkpoint was written
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:  # before the trainer could handle it (while starting up)
         print("\ninterrupted while starting: nothing was trained", file=sys.stderr)
         return 130

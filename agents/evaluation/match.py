@@ -22,6 +22,7 @@ is abandoned: it counts as unfinished, won by neither player.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,14 +127,26 @@ def prepare(spec: PolicyLike, seed: int) -> Policy:
     return policy
 
 
+def check_evaluation(n_series: int, seed: int) -> None:
+    """Raise ``ValueError`` for a series count below 1 or a negative seed."""
+    if n_series < 1:
+        raise ValueError(f"n_series must be >= 1, got {n_series}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+
+
+def players(policy_a: PolicyLike, policy_b: PolicyLike, seed: int) -> tuple[Policy, Policy]:
+    """A's and B's policies for an evaluation seeded ``seed`` (each with its own stream)."""
+    return prepare(policy_a, sub_seed(seed, 1)), prepare(policy_b, sub_seed(seed, 2))
+
+
 def play_series(
     a: Policy,
     b: Policy,
     plan: MatchPlan,
     rules: RulesConfig | None = None,
     max_hands_per_series: int = MAX_HANDS_PER_SERIES,
-    progress: bool = False,
-    desc: str = "",
+    on_finished: Callable[[int], object] | None = None,
     recorder: TranscriptRecorder | None = None,
     names: tuple[str, str] = ("A", "B"),
     seed: int = 0,
@@ -146,8 +159,7 @@ def play_series(
         plan: the series to play.
         rules: rules options (default ``RulesConfig()``).
         max_hands_per_series: abandon a series after this many hands.
-        progress: show a tqdm bar of finished series.
-        desc: the bar's label.
+        on_finished: called with the number of series that ended, after each step.
         recorder: an optional transcript recorder (first hands of a few series).
         names: A's and B's names (for the recorder).
         seed: the evaluation seed (for the recorder).
@@ -168,41 +180,39 @@ def play_series(
     running = np.ones(n, dtype=bool)
     actions = np.zeros(n, dtype=np.int64)
     steps = 0
-    with tqdm(total=n, disable=not progress, unit="series", desc=desc) as bar:
-        while running.any():
-            game = series.engine
-            masks = game.legal_action_mask()
-            live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
-            actions[live] = masks[live].argmax(axis=1)
-            rows = np.flatnonzero(running)
-            seat = game.current_player[rows].astype(np.int64)
-            is_a = seat == plan.a_seat[rows]
-            for (policy, keyed, moves), pick, salt in zip(
-                sides, (is_a, ~is_a), KEY_SALTS, strict=True
-            ):
-                sel = rows[pick]
-                if not sel.size:
-                    continue
-                obs = encode_observations(game, seat[pick], series.sheets, sel)
-                if keyed:
-                    keys = hash_stream(plan.deal_seeds[sel], moves[sel], salt)
-                    act: Any = policy.act  # accepts_keys: it takes ``keys``
-                    actions[sel] = act(obs, masks[sel], keys=keys)
-                else:
-                    actions[sel] = policy.act(obs, masks[sel])
-                moves[sel] += 1
-            if recorder is not None:
-                recorder.before_step(series, actions)
-            step = series.step(actions)
-            if recorder is not None:
-                recorder.after_step(step)
-            steps += 1
-            counted = running[step.rows]
-            tally.add_hands(step.rows[counted], step.hands.rows(counted))
-            ended = step.series_over & running
-            abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
-            running &= ~(ended | abandoned)
-            bar.update(int(ended.sum() + abandoned.sum()))
+    while running.any():
+        game = series.engine
+        masks = game.legal_action_mask()
+        live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
+        actions[live] = masks[live].argmax(axis=1)
+        rows = np.flatnonzero(running)
+        seat = game.current_player[rows].astype(np.int64)
+        is_a = seat == plan.a_seat[rows]
+        for (policy, keyed, moves), pick, salt in zip(sides, (is_a, ~is_a), KEY_SALTS, strict=True):
+            sel = rows[pick]
+            if not sel.size:
+                continue
+            obs = encode_observations(game, seat[pick], series.sheets, sel)
+            if keyed:
+                keys = hash_stream(plan.deal_seeds[sel], moves[sel], salt)
+                act: Any = policy.act  # accepts_keys: it takes ``keys``
+                actions[sel] = act(obs, masks[sel], keys=keys)
+            else:
+                actions[sel] = policy.act(obs, masks[sel])
+            moves[sel] += 1
+        if recorder is not None:
+            recorder.before_step(series, actions)
+        step = series.step(actions)
+        if recorder is not None:
+            recorder.after_step(step)
+        steps += 1
+        counted = running[step.rows]
+        tally.add_hands(step.rows[counted], step.hands.rows(counted))
+        ended = step.series_over & running
+        abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
+        running &= ~(ended | abandoned)
+        if on_finished is not None:
+            on_finished(int(ended.sum() + abandoned.sum()))
     tally.end_series(series.sheets)
     return tally, steps
 
@@ -295,20 +305,19 @@ def evaluate(
         ValueError: ``n_series < 1`` or a bad seed; ``PolicyLoadError`` (a ``ValueError``)
             for a policy that cannot be loaded.
     """
-    if n_series < 1:
-        raise ValueError(f"n_series must be >= 1, got {n_series}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    check_evaluation(n_series, seed)
     rules = rules or RulesConfig()
-    a = prepare(policy_a, sub_seed(seed, 1))
-    b = prepare(policy_b, sub_seed(seed, 2))
+    a, b = players(policy_a, policy_b, seed)
     name_a = name_a or policy_name(policy_a, a)
     name_b = name_b or policy_name(policy_b, b)
     start = time.perf_counter()
-    tally, steps = play_series(
-        a, b, MatchPlan.make(n_series, seed, duplicate), rules, max_hands_per_series,
-        progress, f"{name_a} vs {name_b}", recorder, (name_a, name_b), seed,
-    )  # fmt: skip
+    plan = MatchPlan.make(n_series, seed, duplicate)
+    with tqdm(
+        total=len(plan), disable=not progress, unit="series", desc=f"{name_a} vs {name_b}"
+    ) as bar:
+        tally, steps = play_series(
+            a, b, plan, rules, max_hands_per_series, bar.update, recorder, (name_a, name_b), seed
+        )
     return summarize(
         tally, name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
         deal_sequences=n_series, seconds=time.perf_counter() - start, steps=steps,

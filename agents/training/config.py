@@ -140,6 +140,8 @@ class PPOConfig:
         ortho_init: orthogonal weight initialisation (SB3's default).
         torch_threads: threads torch may use (the env uses one core; 1 is best on 2).
         device: torch device (``cpu``; ``auto`` picks a GPU when there is one).
+        env_workers: processes stepping the games (1: the trainer's own; K > 1: K env
+            worker processes of ``n_envs / K`` games each, see docs/workers.md).
     """
 
     n_envs: int = 256
@@ -165,9 +167,16 @@ class PPOConfig:
     ortho_init: bool = True
     torch_threads: int = 1
     device: str = "cpu"
+    env_workers: int = 1
 
     def __post_init__(self) -> None:
         _positive(self, "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
+        _positive(self, "env_workers")
+        if self.n_envs % self.env_workers:
+            raise ConfigError(
+                f"ppo.n_envs ({self.n_envs}) must be divisible by ppo.env_workers "
+                f"({self.env_workers}): each worker steps n_envs / env_workers games"
+            )
         _positive(self, "card_channels", "card_blocks")
         if self.belief_coef < 0:
             raise ConfigError(f"ppo.belief_coef must be >= 0, got {self.belief_coef}")

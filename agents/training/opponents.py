@@ -12,10 +12,16 @@ episode starts; the probabilities are
 ``attach`` connects the mixture to the VecEnv (see its docstring). With a single
 opponent and no self-play the env holds that opponent itself (``policy``), which spares
 the routing and keeps a keyed bot's per-game random streams.
+
+With env workers (``ppo.env_workers > 1``) every worker plays its own shard of the
+mixture; a change to it (a new snapshot, new weights) goes through ``apply``, which the
+env broadcasts to every worker, and the trainer's mixture mirrors the workers'
+assignments for the statistics.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +64,8 @@ class TrainingOpponents:
         self.mixture = MixturePolicy(bots + [None] * n_pool, names, weights, n_games, seed=seed)
         self.single = self.pool is None and self.n_bots == 1
         self.policy = bots[0] if self.single else self.mixture
+        #: ``apply(fn, *args)`` runs ``fn(mixture, *args)`` on the mixture(s) that play
+        self.apply: Callable[..., Any] = lambda fn, *args: [fn(self.mixture, *args)]
 
     @property
     def n_bots(self) -> int:
@@ -84,10 +92,9 @@ class TrainingOpponents:
         if self.pool is None:
             raise ValueError("add_snapshot needs opponents.selfplay.enabled")
         slot, snap = self.pool.add(model)
-        self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
-        self.mixture.set_weights(self._weights())
-        if self.n_bots == 0 and len(self.pool) == 1:
-            self.mixture.resample()  # leave the empty placeholder slots at once
+        first = self.n_bots == 0 and len(self.pool) == 1  # leave the empty slots at once
+        weights = self._weights()
+        self.apply(install_policy, self.n_bots + slot, snap.policy, snap.name, weights, first)
         return snap.name
 
     def restore_pool(self, run_dir: Path, files: list[str]) -> None:
@@ -133,17 +140,41 @@ class TrainingOpponents:
         return self.group(int(self.mixture.opponent_of([game], [episode])[0]))
 
 
-def attach(vec_env: Any, mixture: MixturePolicy) -> None:
+def install_policy(
+    mixture: MixturePolicy,
+    slot: int,
+    policy: Any,
+    name: str,
+    weights: np.ndarray,
+    resample: bool,
+) -> None:
+    """Put ``policy`` in a mixture slot, set the weights, and redraw every game if asked."""
+    mixture.set_policy(slot, policy, name)
+    mixture.set_weights(weights)
+    if resample:
+        mixture.resample()
+
+
+def attach(vec_env: Any, mixture: MixturePolicy) -> Callable[..., Any]:
     """Let each game of ``vec_env`` face its own opponent from ``mixture``.
 
     ``vec_env`` is a ``HollywoodGinVecEnv`` built with ``mixture`` as its opponent. The
     env passes each batched ``act`` call the game indices it covers (``rows``), and the
     mixture follows the core's public per-game episode counter (``core.episodes``) to
-    redraw a game's opponent once per episode.
+    redraw a game's opponent once per episode. With env workers each worker's shard of
+    the mixture follows its own core, and ``mixture`` mirrors their assignments.
+
+    Returns:
+        ``apply(fn, *args)``: runs ``fn(m, *args)`` on every mixture ``m`` that plays
+        (``mixture`` itself, or each worker's shard; ``fn`` module-level).
 
     Raises:
         RuntimeError: when the VecEnv does not have the expected core.
     """
+    if getattr(vec_env, "workers", 1) > 1:
+        vec_env.for_each_core(_follow_episodes)
+        mixture.mirror(vec_env.opponent_state(), lambda: vec_env.episodes)
+        return lambda fn, *args: vec_env.for_each_core(_on_opponent, fn, *args)
     core = getattr(vec_env, "core", None)
     if core is None or core.opponent is not mixture or not hasattr(core, "episodes"):
         raise RuntimeError(
@@ -151,3 +182,14 @@ def attach(vec_env: Any, mixture: MixturePolicy) -> None:
             "(with a per-game core.episodes counter); hgin_env.envs changed?"
         )
     mixture.follow_episodes(lambda: core.episodes)
+    return lambda fn, *args: [fn(mixture, *args)]
+
+
+def _follow_episodes(core: Any) -> None:
+    """In a worker: its mixture follows its core's episode counter."""
+    core.opponent.follow_episodes(lambda: core.episodes)
+
+
+def _on_opponent(core: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """In a worker: ``fn(opponent, *args)`` on its core's opponent."""
+    return fn(core.opponent, *args)

@@ -14,7 +14,8 @@
    ``agents.training.pretrain``) and writes a checkpoint;
 4. build the callbacks (hand statistics, self-play snapshots, evaluation,
    checkpoints, progress bar) and log the hyperparameters;
-5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops;
+5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops (so
+   does an env worker that dies, raising ``EnvWorkerError`` with the resume command);
 6. a final evaluation and checkpoint, then ``final_model.zip``.
 
 Ctrl-C before the first checkpoint of a fresh run (while building it or pretraining)
@@ -73,6 +74,7 @@ from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+from hgin_env.envs.workers import EnvWorkerError
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
 FROZEN_ON_RESUME = (
@@ -194,7 +196,9 @@ def game_seed(seed: int, steps: int) -> int:
 
 
 def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
-    """The batched VecEnv (one engine, ``ppo.n_envs`` games) against the opponent mixture.
+    """The batched VecEnv (``ppo.n_envs`` games) against the opponent mixture.
+
+    The games step in ``ppo.env_workers`` processes (1: in this one).
 
     Wrapped in ``VecMonitor`` so SB3 logs ``rollout/ep_rew_mean`` and ``ep_len_mean``.
     """
@@ -204,9 +208,10 @@ def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
         config=config.env,
         rules=config.rules,
         seed=0,
+        workers=config.ppo.env_workers,
     )
     if opponents.policy is opponents.mixture:
-        attach(env, opponents.mixture)
+        opponents.apply = attach(env, opponents.mixture)
     return VecMonitor(env)
 
 
@@ -443,6 +448,19 @@ def _session(
             f"\ninterrupted at step {model.num_timesteps:,}: checkpoint {path} written.\n"
             f"continue with: python train.py --resume {run_dir}"
         )
+    except EnvWorkerError as exc:  # a worker died: save what the model has, then stop
+        progress.close()
+        env.close()
+        checkpoints.init_callback(model)
+        path = checkpoints.save()
+        model.logger.close()
+        raise EnvWorkerError(
+            f"{exc}; training stopped at step {model.num_timesteps:,}, checkpoint {path} "
+            f"written; continue with: python train.py --resume {run_dir}"
+        ) from exc
+    except BaseException:
+        env.close()  # end the env workers before the error propagates
+        raise
     fps = (model.num_timesteps - steps0) / seconds if seconds > 0 else 0.0
     model.logger.close()
     env.close()

@@ -111,6 +111,49 @@ class StepResult:
         self.series_result[rows] = other.series_result[rows]
 
 
+def action_ids(actions: np.ndarray, n: int) -> np.ndarray:
+    """int64[N]: the agent's actions of one step as action ids, -1 for an id out of range.
+
+    Ids are range-checked before the int64 cast, which would wrap ids >= 2**63 (the error
+    message reads the original values: ``illegal_message``).
+
+    Raises:
+        ValueError: for a shape other than N actions, or values that are not whole numbers.
+    """
+    a = np.asarray(actions).reshape(-1)
+    if a.shape != (n,):
+        raise ValueError(f"expected {n} actions (one per game), got shape {a.shape}")
+    whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
+    if not whole:
+        raise ValueError(f"actions must be integer action ids, got {actions!r}")
+    return np.where((a >= 0) & (a < N_ACTIONS), a, -1).astype(np.int64)
+
+
+def illegal_games(a: np.ndarray, masks: np.ndarray, awaiting: np.ndarray) -> np.ndarray:
+    """bool[N]: games awaiting the agent whose action ``a`` is not legal under ``masks``."""
+    in_range = (a >= 0) & (a < N_ACTIONS)
+    legal = in_range & masks[np.arange(a.size), np.where(in_range, a, 0)]
+    return awaiting & ~legal
+
+
+def illegal_message(
+    actions: np.ndarray, illegal: np.ndarray, masks: np.ndarray, phases: np.ndarray
+) -> str:
+    """The error of the first illegal action of a step (naming its game in a batch).
+
+    Args:
+        actions: the step's actions as given (so an id of 2**63 is named as it is).
+        illegal: bool[N], the games whose action is illegal.
+        masks: bool[N, 107], the legal actions.
+        phases: int[N], each game's phase.
+    """
+    raw = np.asarray(actions).reshape(-1)
+    i = int(np.flatnonzero(illegal)[0])
+    phase = Phase(int(phases[i])).name
+    who = f"game {i}: " if raw.size > 1 else ""
+    return illegal_action_message(int(raw[i]), masks[i], phase, who)
+
+
 class GinCore:
     """N games of Hollywood Gin, agent against opponent, stepped together.
 
@@ -186,6 +229,23 @@ class GinCore:
         self.opponent_moves = np.zeros(n, np.int64)  # opponent decisions per game (its keys)
         self.redeals = np.zeros(n, np.int64)
         self._pending = StepResult.zeros(n)  # series: hands settled at reset, paid next step
+
+    def reseed(self, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """Give the games ``rows`` (int[M]) new seeds and restart their counters.
+
+        Afterwards game ``rows[j]`` plays like a single game seeded ``seeds[j]``; its
+        episode ends (call ``reset`` for it next). The other games are untouched.
+        """
+        rows = np.asarray(rows, np.int64)
+        self.engine.seeds[rows] = np.asarray(seeds, np.uint64)
+        self.engine.hand_counter[rows] = 0
+        series_counter = getattr(self.table, "series_counter", None)
+        if series_counter is not None:
+            series_counter[rows] = 0
+        for counter in (self.episodes, self.opponent_moves, self.redeals):
+            counter[rows] = 0
+        self.awaiting[rows] = False
+        self._pending.clear(rows)
 
     @property
     def seeds(self) -> np.ndarray:
@@ -268,20 +328,11 @@ class GinCore:
             ValueError: for a wrong shape or dtype, or (``illegal_action="raise"``) an
                 illegal action, naming the action and the legal ones.
         """
-        a = np.asarray(actions).reshape(-1)
-        if a.shape != (self.n,):
-            raise ValueError(f"expected {self.n} actions (one per game), got shape {a.shape}")
-        whole = a.dtype.kind in "iu" or (a.dtype.kind == "f" and bool((a == np.round(a)).all()))
-        if not whole:
-            raise ValueError(f"actions must be integer action ids, got {actions!r}")
-        raw = a  # range-checked before the int64 cast, which would wrap ids >= 2**63
-        in_range = (raw >= 0) & (raw < N_ACTIONS)
-        a = np.where(in_range, raw, 0).astype(np.int64)
+        a = action_ids(actions, self.n)
         mask = self.engine.legal_action_mask(copy=False)
-        legal = in_range & mask[np.arange(self.n), a]
-        illegal = self.awaiting & ~legal
+        illegal = illegal_games(a, mask, self.awaiting)
         if illegal.any() and self.config.illegal_action == "raise":
-            raise ValueError(self._illegal_message(raw, illegal, mask))
+            raise ValueError(illegal_message(actions, illegal, mask, self.engine.state.phase))
         result, self._pending = self._pending, StepResult.zeros(self.n)
         result.illegal[:] = illegal
         result.terminated[:] = illegal
@@ -312,11 +363,6 @@ class GinCore:
                 result.final_obs = self.final_observations(done)
                 self.reset(done)
         return result
-
-    def _illegal_message(self, a: np.ndarray, illegal: np.ndarray, mask: np.ndarray) -> str:
-        i = int(np.flatnonzero(illegal)[0])
-        phase = Phase(int(self.engine.state.phase[i])).name
-        return illegal_action_message(a[i], mask[i], phase, f"game {i}: " if self.n > 1 else "")
 
     # ------------------------------------------------------------------ internals
     def _run(

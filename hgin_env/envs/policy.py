@@ -20,6 +20,7 @@ the environments then pass ``None`` instead of encoding them (``RandomPolicy`` d
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 from collections.abc import Callable
@@ -134,6 +135,24 @@ _REGISTRY: dict[str, PolicyFactory] = {"random": RandomPolicy}
 def register_policy(name: str, factory: PolicyFactory) -> None:
     """Make ``name`` resolvable: ``factory(seed)`` builds the policy."""
     _REGISTRY[name] = factory
+
+
+def registry_packages() -> list[str]:
+    """The top-level packages whose import registered the names known now (``["agents"]``).
+
+    A worker process started fresh (``hgin_env.envs.workers``) imports them
+    (``import_registry_packages``) so that the names resolve there as they do here, without
+    this module importing them.
+    """
+    own = __name__.split(".")[0]
+    tops = {getattr(f, "__module__", own).split(".")[0] for f in _REGISTRY.values()}
+    return sorted(tops - {own})
+
+
+def import_registry_packages(packages: list[str]) -> None:
+    """Import ``packages`` (from ``registry_packages``), which registers their policies."""
+    for name in packages:
+        importlib.import_module(name)
 
 
 def registered_policies() -> list[str]:

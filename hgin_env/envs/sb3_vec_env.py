@@ -15,11 +15,16 @@ per move, and finished games are reset in the same step (SB3's autoreset contrac
 
 Game i of a VecEnv seeded ``s`` plays exactly like ``HollywoodGinEnv`` reset with seed
 ``s + i`` (same actions, same opponent, same trajectory).
+
+``workers=K`` (K > 1) steps the games in K worker processes of ``n_envs / K`` games each
+(``hgin_env.envs.workers``; see docs/workers.md for when it pays): same API, same
+infos, same games for a keyed opponent; ``core`` is then None (each worker holds its
+own), ``for_each_core`` runs a function on every core, and ``close()`` stops the workers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,11 +33,12 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import check_seed
-from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
+from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space, result_info
-from hgin_env.envs.policy import Policy
+from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 from hgin_env.envs.render import render_view
+from hgin_env.envs.workers import EnvWorkers, check_workers
 
 RENDER_MODES = ("ansi", "human")
 
@@ -49,7 +55,13 @@ class HollywoodGinVecEnv(VecEnv):
             reseeds, as with any SB3 VecEnv.
         render_mode: None, ``"ansi"`` or ``"human"`` (the view of game 0).
         config: an ``EnvConfig`` (or dict); keyword options override its fields.
+        workers: processes stepping the games (1: this process; K > 1: K workers of
+            ``n_envs / K`` games, ``n_envs`` divisible by K).
         **options: ``EnvConfig`` fields (``reward_scale``, ``illegal_action``, ...).
+
+    Attributes:
+        core: the ``GinCore`` of the games (None with workers).
+        workers: the number of worker processes (1: none).
     """
 
     def __init__(
@@ -61,15 +73,30 @@ class HollywoodGinVecEnv(VecEnv):
         seed: int | None = None,
         render_mode: str | None = None,
         config: EnvConfig | dict | None = None,
+        workers: int = 1,
         **options: Any,
     ) -> None:
         check_render_mode(render_mode, RENDER_MODES)
         self.config = make_env_config(config, mode, **options)
-        self.core = GinCore(n_envs, opponent=opponent, config=self.config, rules=rules, seed=seed)
-        self.rules = self.core.rules
+        self.workers = check_workers(workers, n_envs)
+        self._pool: EnvWorkers | None = None
+        self.core: GinCore | None = None
+        if self.workers == 1:
+            self.core = GinCore(
+                n_envs, opponent=opponent, config=self.config, rules=rules, seed=seed
+            )
+            n, obs_dim = self.core.n, self.core.obs_dim
+        else:
+            if isinstance(opponent, str) and opponent not in registered_policies():
+                resolve_policy(opponent)  # raises: an unknown name fails here, not in a worker
+            self._pool = EnvWorkers(
+                n_envs, self.workers, opponent, self.config, make_rules(rules), seed
+            )
+            n, obs_dim = self._pool.n, self._pool.obs_dim
+        self.rules = make_rules(rules)
         self.render_mode = render_mode
         self._actions: np.ndarray | None = None
-        super().__init__(self.core.n, observation_space(self.core.obs_dim), action_space())
+        super().__init__(n, observation_space(obs_dim), action_space())
         self.metadata = {"render_modes": list(RENDER_MODES)}
 
     # ------------------------------------------------------------------ VecEnv API
@@ -78,24 +105,52 @@ class HollywoodGinVecEnv(VecEnv):
         if any(s is not None for s in self._seeds):
             if any(s is None for s in self._seeds):
                 raise ValueError("seed() must give a seed to every game or to none")
-            self.core.seed(np.asarray([s % 2**64 for s in self._seeds], dtype=np.uint64))
+            seeds = np.asarray([s % 2**64 for s in self._seeds], dtype=np.uint64)
+            (self.core or self._pool).seed(seeds)
         self._reset_seeds()
         self._reset_options()
-        self.core.reset()
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        if self._pool is not None:
+            self._pool.reset()
+            return self._pool.observe()
+        self.core.reset()
         return self.core.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Store the actions for ``step_wait``."""
+        """Store the actions for ``step_wait`` (with workers: start the step in them)."""
+        if self._pool is not None:
+            self._pool.step_async(actions)
+            self._actions = np.zeros(0)
+            return
         self._actions = np.asarray(actions)
+
+    def step_async_workers(self, actions: np.ndarray, workers: Sequence[int]) -> None:
+        """With workers: start the step of these workers' games only (rows of ``actions``).
+
+        The other workers are started by further calls; ``step_wait`` then returns the
+        whole step. A trainer can so decide half of the games while the other half steps.
+        """
+        if self._pool is None:
+            raise RuntimeError("step_async_workers needs workers > 1")
+        self._pool.step_async(actions, workers)
+        self._actions = np.zeros(0)
+
+    def worker_bounds(self) -> list[tuple[int, int]]:
+        """Each worker's games ``[lo, hi)`` (one range of all games without workers)."""
+        if self._pool is None:
+            return [(0, self.num_envs)]
+        return [self._pool.bounds(k) for k in range(self._pool.k)]
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every game; finished games are reset at once (see the module docstring)."""
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
-        core = self.core
-        result = core.step(self._actions, autoreset=True)
-        self._actions = None
+        self._actions, actions = None, self._actions
+        if self._pool is not None:
+            result, obs = self._pool.step_wait()
+        else:
+            result = self.core.step(actions, autoreset=True)
+            obs = self.core.observe()
         done = result.terminated | result.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero((result.hands_ended > 0) | result.illegal):
@@ -104,14 +159,44 @@ class HollywoodGinVecEnv(VecEnv):
         for i, final in zip(result.final_rows, result.final_obs, strict=True):
             infos[i]["terminal_observation"] = final
             infos[i]["TimeLimit.truncated"] = bool(time_limit[i])
-        return core.observe(), result.reward.copy(), done, infos
+        return obs, result.reward.copy(), done, infos
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Stop the worker processes (nothing to release without workers)."""
+        if self._pool is not None:
+            self._pool.close()
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: each game's legal actions (what ``MaskablePPO`` asks for)."""
+        if self._pool is not None:
+            return self._pool.action_masks()
         return self.core.action_masks()
+
+    # ------------------------------------------------------------------ cores and workers
+    def for_each_core(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
+        """``fn(core, *args)`` on every ``GinCore`` of the env: one, or one per worker.
+
+        How a change reaches every worker's opponent (a new self-play snapshot, new
+        weights): with workers ``fn`` and ``args`` are pickled to each worker, so ``fn``
+        must be a module-level function. Returns the results, one per core.
+        """
+        if self._pool is not None:
+            return self._pool.for_each(fn, *args)
+        return [fn(self.core, *args)]
+
+    @property
+    def episodes(self) -> np.ndarray:
+        """int64[N]: episodes started per game (``core.episodes``; with workers a live copy)."""
+        return self._pool.episodes if self._pool is not None else self.core.episodes
+
+    def opponent_state(self) -> dict[str, np.ndarray]:
+        """With workers: the opponents' ``per_game_state()`` arrays of all games (live views)."""
+        return self._pool.opponent_state() if self._pool is not None else {}
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """The worker processes' ids (empty without workers)."""
+        return self._pool.pids if self._pool is not None else []
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """The attribute of this env, once per selected game (the games share it)."""
@@ -128,7 +213,7 @@ class HollywoodGinVecEnv(VecEnv):
         """Per-game ``action_masks`` and ``render``; other methods are called once per game."""
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
-            masks = self.core.action_masks()
+            masks = self.action_masks()
             return [masks[i] for i in idx]
         if method_name == "render":
             return [self.render_game(i) for i in idx]
@@ -152,7 +237,10 @@ class HollywoodGinVecEnv(VecEnv):
     # ------------------------------------------------------------------ rendering
     def render_game(self, i: int) -> str:
         """The text view of game ``i`` from the agent's seat."""
-        return render_view(self.core.engine, self.core.sheets, i, int(self.core.agent_seat[i]))
+        if self._pool is not None:
+            k = i // self._pool.per
+            return self._pool.call(k, _render_game, i - k * self._pool.per)
+        return _render_game(self.core, i)
 
     def render(self, mode: str | None = None) -> str | None:
         """The view of game 0: returned (``"ansi"``) or printed (``"human"``)."""
@@ -164,3 +252,8 @@ class HollywoodGinVecEnv(VecEnv):
             print(text + "\n")
             return None
         return text
+
+
+def _render_game(core: GinCore, i: int) -> str:
+    """Game ``i`` of ``core`` as text, from the agent's seat."""
+    return render_view(core.engine, core.sheets, i, int(core.agent_seat[i]))

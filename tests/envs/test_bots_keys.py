@@ -70,7 +70,7 @@ def test_gymnasium_vector_env_plays_like_single_envs_against_every_opponent(
 ):
     """Against each opponent the Gymnasium VectorEnv seeded s replays the single envs too."""
     case = case_for(name, mode, shipped_model)
-    vec = HollywoodGinVectorEnv(N, **case)
+    vec = HollywoodGinVectorEnv(N, autoreset_mode="same_step", **case)
     envs, obs, infos = singles_for(case)
     vec_obs, vec_info = vec.reset(seed=SEED)
     np.testing.assert_array_equal(vec_obs, np.stack(obs))

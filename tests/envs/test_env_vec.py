@@ -75,7 +75,7 @@ def test_sb3_vec_env_equals_single_envs(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gymnasium_vector_env_equals_single_envs(name):
     """The Gymnasium VectorEnv (same-step autoreset) matches N single envs too."""
-    vec = HollywoodGinVectorEnv(N, **CASES[name])
+    vec = HollywoodGinVectorEnv(N, autoreset_mode=AutoresetMode.SAME_STEP, **CASES[name])
     assert vec.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     envs, obs, infos = singles_for(CASES[name])
     vec_obs, vec_info = vec.reset(seed=SEED)
