@@ -20,6 +20,7 @@ replay one with ``python -m hgin_env.replay PATH --hand 1``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -41,6 +42,7 @@ from agents.evaluation.report import (  # noqa: E402
     results_row,
 )
 from agents.model_policy import PolicyLoadError  # noqa: E402
+from agents.ray_cluster import RayClusterError  # noqa: E402
 from agents.transcript import TranscriptRecorder  # noqa: E402
 
 
@@ -77,7 +79,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--transcript-hands", type=int, default=5, metavar="K",
         help="hands in the transcript: the first hand of the first K series (default 5)",
     )  # fmt: skip
+    parser.add_argument(
+        "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+        help="split the series across Ray workers: a new local cluster, or join ADDRESS "
+        "(auto or HOST:PORT); see docs/rllib.md",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.ray is not None and args.transcript:
+        parser.error("--transcript works without --ray")
     if args.league and args.policies:
         parser.error("give either two policies A B or --league P1 P2 ..., not both")
     if args.against:
@@ -104,12 +113,18 @@ def main(argv: list[str] | None = None) -> int:
     """Run the evaluation; return the process exit status."""
     args = parse_args(argv)
     progress = not args.no_progress
+    run_pair, run_league = evaluate, league
+    cluster = contextlib.ExitStack()
     try:
+        if args.ray is not None:
+            from agents.evaluation.ray_shards import sharded
+
+            run_pair, run_league = cluster.enter_context(sharded(args.ray or None))
         if args.against:
             (agent,) = args.policies
             results = []
             for opponent in args.against:
-                res = evaluate(
+                res = run_pair(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
                     progress=progress,
                 )  # fmt: skip
@@ -124,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                 "results": {r.name_b: r.to_dict() for r in results},
             }
         elif args.league:
-            res = league(
+            res = run_league(
                 args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
             )
             for title, header, rows in league_tables(res):
@@ -134,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
-            res = evaluate(
+            res = run_pair(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
                 recorder=recorder,
             )  # fmt: skip
@@ -144,9 +159,11 @@ def main(argv: list[str] | None = None) -> int:
             if recorder is not None:
                 jsonl, txt = recorder.write(args.transcript)
                 print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
-    except PolicyLoadError as exc:
+    except (PolicyLoadError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        cluster.close()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(data, indent=2) + "\n")
