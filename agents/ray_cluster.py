@@ -134,13 +134,17 @@ def ray_cluster(
     Yields:
         The ``RayCluster``.
 
+    A driver already connected to Ray (a notebook, a test fixture) keeps its connection:
+    it is used as it is and left open.
+
     Raises:
-        RayClusterError: Ray is not installed, Ray is already initialized in this
-            process, or the cluster could not be started or joined.
+        RayClusterError: Ray is not installed, or the cluster could not be started or
+            joined.
     """
     ray = import_ray()
     if ray.is_initialized():
-        raise RayClusterError("Ray is already initialized in this process")
+        yield _connected(ray, local=False, temp_dir=None)
+        return
     kwargs: dict[str, Any] = {
         "runtime_env": runtime_env(),
         "log_to_driver": log_to_driver,
