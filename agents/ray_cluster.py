@@ -48,6 +48,11 @@ WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 LOCAL_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
 
+#: the local clusters' token: one per process, because Ray's C++ token loader caches the
+#: first token it reads (a second cluster with a new token then fails with InvalidAuthToken)
+_TOKEN = secrets.token_hex(32)
+
+
 class RayClusterError(RuntimeError):
     """Ray is missing, or the cluster could not be started or joined (one-line message)."""
 
@@ -93,7 +98,7 @@ def _local_environment() -> Iterator[None]:
     """Set the local cluster's environment variables (see the module docstring); restore."""
     changes = dict(LOCAL_ENV)
     if "RAY_AUTH_MODE" not in os.environ:
-        changes.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+        changes.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=_TOKEN)
     saved = {key: os.environ.get(key) for key in changes}
     os.environ.update(changes)
     import_ray()

@@ -46,6 +46,8 @@ try:
 except RuntimeError as exc:
     print("raised:", exc)
 print("initialized after:", ray.is_initialized())
+with ray_cluster(num_cpus=1, log_to_driver=False):
+    print("second cluster:", ray.get(probe.remote())["token_auth"])
 """
 
 
@@ -185,6 +187,12 @@ def test_token_auth_is_on_and_no_token_file_is_written(run):
     seen, _, home = run
     assert seen["task"]["token_auth"] is True
     assert list(home.iterdir()) == []
+
+
+def test_a_second_local_cluster_in_the_same_process_starts(run):
+    """After one cluster stopped, the next one starts and runs a task (same process token)."""
+    _, stdout, _ = run
+    assert "second cluster: True" in stdout
 
 
 def test_a_failing_body_still_stops_the_cluster_and_removes_its_folder(run):

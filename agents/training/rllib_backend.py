@@ -216,7 +216,9 @@ def checkpoint_dir(folder: Path, steps: int) -> Path:
     return folder / f"ckpt_{steps:012d}"
 
 
-def write_checkpoint(algo: Any, folder: Path, state: TrainState, keep: int, config: TrainConfig):
+def write_checkpoint(
+    algo: Any, folder: Path, state: TrainState, keep: int, config: TrainConfig
+) -> Path:
     """Save the Algorithm to ``ckpt_<steps>/`` (policy file included), then its JSON state.
 
     The JSON is written last, so a checkpoint counts only once both exist; all but the
@@ -444,7 +446,9 @@ def train(
     check_config(config)
     torch.set_num_threads(config.ppo.torch_threads)
     save_config(config, run_dir / "config.yaml")
-    with ray_cluster(address):
+    # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
+    cpus = None if address else max(os.cpu_count() or 1, env_runners)
+    with ray_cluster(address, num_cpus=cpus):
         algo = algorithm_config(config, env_runners).build_algo()
         try:
             if checkpoint is not None:
