@@ -5,6 +5,7 @@
 1. a policy object (anything with ``act(observations, action_masks)``), returned as is;
 2. a registered name (``random``, ``simple``, ``expert``, shipped models);
 3. a path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``;
+   or an RLlib checkpoint / rllib run folder (``agents.rllib_policy``; no Ray needed);
 4. the name of a shipped model: ``models/<name>/model.zip`` under the repository root.
 
 Loading problems (missing file, not a zip, corrupt zip, wrong observation or action
@@ -240,6 +241,13 @@ def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
     known = registered_policies()
     if text in known:
         return resolve_policy(text, seed)
+    from agents.rllib_policy import RLlibPolicy, rllib_checkpoint
+
+    if rllib_checkpoint(text) is not None:
+        try:
+            return RLlibPolicy(text)
+        except ValueError as exc:
+            raise PolicyLoadError(f"cannot load model {text}: {exc}") from exc
     path = model_file(text)
     if path is not None:
         return ModelPolicy(path)

@@ -22,11 +22,14 @@ replay one with ``python -m hgin_env.replay PATH --hand 1``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from agents.evaluation import league
+from agents.evaluation import EvalResult, LeagueResult, league
 from agents.evaluation.parallel import evaluate_parallel, shard_bounds
 from agents.evaluation.report import (
     RESULTS_HEADER,
@@ -38,6 +41,7 @@ from agents.evaluation.report import (
 )
 from agents.model_policy import PolicyLoadError, load_policy
 from agents.output_paths import OutputPathError, check_writable
+from agents.ray_cluster import RayClusterError
 from agents.transcript import TranscriptRecorder, transcript_paths
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -83,7 +87,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--transcript-hands", type=int, default=5, metavar="K",
         help="hands in the transcript: the first hand of the first K series (default 5)",
     )  # fmt: skip
+    parser.add_argument(
+        "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+        help="split the series across Ray workers: a new local cluster, or join ADDRESS "
+        "(auto or HOST:PORT); see docs/rllib.md",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.ray is not None and args.transcript:
+        parser.error("--transcript works without --ray")
     if args.league and args.policies:
         parser.error("give either two policies A B or --league P1 P2 ..., not both")
     if args.against:
@@ -105,6 +116,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--transcript-hands must be >= 1, got {args.transcript_hands}")
     if args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.ray is not None and args.workers > 1:
+        parser.error("give either --workers K (processes here) or --ray (a Ray cluster), not both")
     if args.workers > 1 and args.league:
         parser.error("--workers works with a pair A B and with --against, not with --league")
     first = shard_bounds(args.series * (1 + args.duplicate), args.workers)[0][1]
@@ -145,14 +158,22 @@ def main(argv: list[str] | None = None) -> int:
     except (OutputPathError, PolicyLoadError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # pairs and leagues: in this process (or --workers K processes), or sharded over Ray
+    run_pair: Callable[..., EvalResult] = functools.partial(evaluate_parallel, workers=args.workers)
+    run_league: Callable[..., LeagueResult] = league
+    cluster = contextlib.ExitStack()
     try:
+        if args.ray is not None:
+            from agents.evaluation.ray_shards import sharded
+
+            run_pair, run_league = cluster.enter_context(sharded(args.ray or None))
         if args.against:
             (agent,) = args.policies
             results = []
             for opponent in args.against:
-                res = evaluate_parallel(
+                res = run_pair(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
-                    progress=progress, workers=args.workers,
+                    progress=progress,
                 )  # fmt: skip
                 title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
                 print_table(title, ["", "A", "B"], pair_rows(res))
@@ -165,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 "results": {r.name_b: r.to_dict() for r in results},
             }
         elif args.league:
-            table = league(
+            table = run_league(
                 args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
             )
             for title, header, rows in league_tables(table):
@@ -175,9 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
-            res = evaluate_parallel(
+            res = run_pair(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
-                recorder=recorder, workers=args.workers,
+                recorder=recorder,
             )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))
@@ -185,12 +206,14 @@ def main(argv: list[str] | None = None) -> int:
             if recorder is not None:
                 jsonl, txt = recorder.write(args.transcript)
                 print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
-    except PolicyLoadError as exc:
+    except (PolicyLoadError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except EnvWorkerError as exc:  # a worker process died
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        cluster.close()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(data, indent=2) + "\n")

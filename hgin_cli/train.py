@@ -44,6 +44,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--print-config", action="store_true", help="print the resolved config and exit"
     )
+    parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: RLlib PPO on Ray (docs/rllib.md)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="rllib: join this Ray cluster (auto or HOST:PORT) instead of starting a local one",
+    )
+    parser.add_argument(
+        "--env-runners",
+        type=int,
+        default=1,
+        help="rllib: env runners, each stepping ppo.n_envs games (default 1)",
+    )
     return parser.parse_args(argv)
 
 
@@ -53,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    from agents.ray_cluster import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
     from hgin_env.envs.workers import EnvWorkerError
 
@@ -73,8 +91,15 @@ def main(argv: list[str] | None = None) -> int:
         from agents.training import train
 
         overrides = args.overrides if args.resume else ()
-        result = train(config, run_name=args.run_name, resume=args.resume, overrides=overrides)
-    except (ConfigError, CheckpointError) as exc:
+        kwargs = {}
+        if args.backend == "rllib":
+            from agents.training.rllib_backend import train  # noqa: F811
+
+            kwargs = {"address": args.address, "env_runners": args.env_runners}
+        result = train(
+            config, run_name=args.run_name, resume=args.resume, overrides=overrides, **kwargs
+        )
+    except (ConfigError, CheckpointError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except EnvWorkerError as exc:  # a worker process died; a checkpoint was written

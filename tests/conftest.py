@@ -11,4 +11,16 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import pytest  # noqa: E402
+
 import agents  # noqa: E402, F401  - registers the bots and shipped models by name
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """One local loopback Ray cluster (2 CPUs) shared by the Ray tests; stopped at the end."""
+    pytest.importorskip("ray")
+    from agents.ray_cluster import ray_cluster
+
+    with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
+        yield cluster

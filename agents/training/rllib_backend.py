@@ -1,0 +1,514 @@
+"""``train.py --backend rllib``: the project's YAML configs trained by RLlib's PPO on Ray.
+
+The same config file and run folder as the SB3 path (``agents.training.runner``), trained
+by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
+
+- each env runner steps one batched env of ``ppo.n_envs`` games
+  (``agents.training.rllib_env``: NEXT_STEP autoreset, the action mask in the
+  observation), and the RLModule masks its own logits (``agents.training.rllib_module``);
+- ``ppo.*`` maps onto ``PPOConfig`` as in ``FIELD_MAP``; fields RLlib has no meaning for
+  are refused with a ``ConfigError`` naming the field (``check_config``);
+- evaluations use the project's own evaluator (``agents.evaluation.evaluate`` and the
+  single-hand ``evaluate_hands``) against ``eval.opponents`` and log the ``eval/`` tags of
+  the SB3 path; ``best_model/`` follows ``eval.best_metric``;
+- the learner runs in the driver with ``ppo.torch_threads`` threads (with torch's default
+  of one thread per core it stalled 20-30 s per update while env runners shared the
+  cores).
+
+Run folder::
+
+    runs/<name>/
+      config.yaml                  the resolved config
+      tb/                          TensorBoard: eval/..., rollout/..., train/..., time/...
+      checkpoints/ckpt_<steps>/    RLlib Algorithm checkpoints (+ ckpt_<steps>.json state)
+      best_model/, final_model/    the policy alone: hgin_policy.json + module_state.pkl
+      eval.json                    the latest evaluation, the best one and the history
+
+``evaluate.py runs/<name> simple`` and ``play.py`` load ``final_model/`` with torch
+alone (``agents.rllib_policy``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import pickle
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.evaluation import evaluate
+from agents.model_policy import load_policy
+from agents.ray_cluster import ray_cluster
+from agents.rllib_policy import POLICY_FILE, RLlibPolicy, policy_spec
+from agents.training.checkpoint import CheckpointError, TrainState, atomic_write_text
+from agents.training.config import ConfigError, PPOConfig, TrainConfig, load_config, save_config
+from agents.training.hand_eval import evaluate_hands
+from agents.training.runner import TrainResult, load_run_config, make_run_dir
+
+#: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
+FIELD_MAP = {
+    "n_envs": "env_runners(num_envs_per_env_runner=...)",
+    "n_steps": "env_runners(rollout_fragment_length=...); a rollout is "
+    "n_envs * n_steps * max(1, env runners) steps (train_batch_size_per_learner)",
+    "batch_size": "training(minibatch_size=...)",
+    "n_epochs": "training(num_epochs=...)",
+    "learning_rate": "training(lr=...)",
+    "lr_schedule": "linear: lr=[[0, learning_rate], [total_timesteps, 0]]",
+    "gamma": "training(gamma=...)",
+    "gae_lambda": "training(lambda_=...)",
+    "clip_range": "training(clip_param=...)",
+    "ent_coef": "training(entropy_coeff=...)",
+    "vf_coef": "training(vf_loss_coeff=...)",
+    "max_grad_norm": "training(grad_clip=..., grad_clip_by='global_norm')",
+    "net_arch": "the RLModule's policy and value MLPs",
+    "activation": "the RLModule's activation",
+    "ortho_init": "the RLModule's initialisation",
+    "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
+}
+#: SB3 behaviour the mapping reproduces with RLlib settings of its own
+FIXED = {"use_kl_loss": False, "vf_clip_param": math.inf}
+#: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
+CARD_FIELDS = ("card_channels", "card_blocks")
+
+
+def check_config(config: TrainConfig) -> None:
+    """Refuse what this backend cannot do, naming the field.
+
+    Raises:
+        ConfigError: for a field with no RLlib meaning (or one not supported here yet).
+    """
+    p, default = config.ppo, PPOConfig()
+    refusals = [
+        (p.policy != "mlp", "ppo.policy", f"{p.policy!r}: only 'mlp' is available"),
+        (
+            p.target_kl is not None,
+            "ppo.target_kl",
+            "RLlib has no early stop of the epochs (its kl_target tunes a KL penalty); "
+            "set it to null",
+        ),
+        (
+            not p.normalize_advantage,
+            "ppo.normalize_advantage",
+            "false: RLlib always standardizes the advantages (per rollout)",
+        ),
+        (p.device != "cpu", "ppo.device", f"{p.device!r}: only cpu"),
+        (
+            config.opponents.selfplay.enabled,
+            "opponents.selfplay.enabled",
+            "self-play is not available (bots, shipped models and mixes are)",
+        ),
+        (
+            config.pretrain.active,
+            "pretrain",
+            "init_from / teacher start a MaskablePPO network; not available",
+        ),
+        (
+            config.stats_window != TrainConfig().stats_window,
+            "stats_window",
+            "it sizes the SB3 path's charts/ curves, which this backend does not write",
+        ),
+        (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
+    ]
+    for refused, field, why in refusals:
+        if refused:
+            raise ConfigError(f"{field} is not supported by the rllib backend: {why}")
+
+
+def rollout_steps(config: TrainConfig, env_runners: int) -> int:
+    """Environment steps per PPO iteration: every env runner's ``n_envs * n_steps``."""
+    return config.ppo.n_envs * config.ppo.n_steps * max(1, env_runners)
+
+
+def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
+    """RLlib's ``PPOConfig`` for a training config (see ``FIELD_MAP`` and ``FIXED``).
+
+    Args:
+        config: the checked training config.
+        env_runners: remote env runners (0: sample in the driver).
+    """
+    from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.training.rllib_env import RLlibEntryEnv, seed_worker
+    from agents.training.rllib_module import MaskedPPOModule
+
+    p = config.ppo
+    lr: Any = p.learning_rate
+    if p.lr_schedule == "linear":
+        lr = [[0, p.learning_rate], [config.total_timesteps, 0.0]]
+    return (
+        RLlibPPOConfig()
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        .environment(
+            env=RLlibEntryEnv,
+            env_config={"config": config.to_dict()},
+            # RLlib's env pre-check steps random, unmasked actions; the engine then
+            # (rightly) raises, and RLlib reports "does not abide to the new
+            # gymnasium-style API". Masking is the module's job, so the check is off.
+            disable_env_checking=True,
+        )
+        .env_runners(
+            num_env_runners=env_runners,
+            num_envs_per_env_runner=p.n_envs,
+            gym_env_vectorize_mode="vector_entry_point",
+            rollout_fragment_length=p.n_steps,
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=lr,
+            gamma=p.gamma,
+            lambda_=p.gae_lambda,
+            clip_param=p.clip_range,
+            entropy_coeff=p.ent_coef,
+            vf_loss_coeff=p.vf_coef,
+            grad_clip=p.max_grad_norm,
+            grad_clip_by="global_norm",
+            train_batch_size_per_learner=rollout_steps(config, env_runners),
+            minibatch_size=p.batch_size,
+            num_epochs=p.n_epochs,
+            **FIXED,
+        )
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=MaskedPPOModule,
+                model_config={
+                    "net_arch": list(p.net_arch),
+                    "activation": p.activation,
+                    "ortho_init": p.ortho_init,
+                },
+            )
+        )
+        .callbacks(on_environment_created=seed_worker)
+        .debugging(log_level="WARN")
+    )
+
+
+def module_state(algo: Any) -> dict[str, np.ndarray]:
+    """The learner's current RLModule weights (numpy arrays, as RLlib saves them)."""
+    state = algo.learner_group.get_state(components="learner/rl_module/default_policy")
+    return state["learner"]["rl_module"]["default_policy"]
+
+
+def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig) -> Path:
+    """A policy-only folder: ``module_state.pkl`` and ``hgin_policy.json`` (replaced whole)."""
+    tmp = folder.with_name(f".{folder.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with (tmp / "module_state.pkl").open("wb") as f:
+        pickle.dump(state, f)
+    spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
+    spec["module_state"] = "module_state.pkl"
+    (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+    return folder
+
+
+def checkpoint_dir(folder: Path, steps: int) -> Path:
+    """``folder/ckpt_<steps>`` (zero-padded so names sort by step)."""
+    return folder / f"ckpt_{steps:012d}"
+
+
+def write_checkpoint(
+    algo: Any, folder: Path, state: TrainState, keep: int, config: TrainConfig
+) -> Path:
+    """Save the Algorithm to ``ckpt_<steps>/`` (policy file included), then its JSON state.
+
+    The JSON is written last, so a checkpoint counts only once both exist; all but the
+    newest ``keep`` are deleted.
+    """
+    path = checkpoint_dir(folder, state.steps)
+    state.last_checkpoint_steps = state.steps
+    tmp = path.with_name(f".{path.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
+    (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(tmp, path)
+    atomic_write_text(path.with_suffix(".json"), json.dumps(asdict(state), indent=2))
+    for old in list_checkpoints(folder)[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+        old.with_suffix(".json").unlink(missing_ok=True)
+    return path
+
+
+def list_checkpoints(folder: Path) -> list[Path]:
+    """Complete checkpoints (folder and JSON both present), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = [
+        p
+        for p in folder.iterdir()
+        if p.is_dir() and p.name.startswith("ckpt_") and p.with_suffix(".json").is_file()
+    ]
+    return sorted(found)
+
+
+def read_checkpoint_state(path: Path) -> TrainState:
+    """The ``TrainState`` next to checkpoint folder ``path``.
+
+    Raises:
+        CheckpointError: when the JSON is missing or unreadable.
+    """
+    try:
+        return TrainState.from_dict(json.loads(path.with_suffix(".json").read_text()))
+    except (OSError, ValueError, TypeError) as exc:
+        raise CheckpointError(f"checkpoint state {path.with_suffix('.json')}: {exc}") from exc
+
+
+def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[str, Any]]:
+    """The SB3 path's evaluation (same deals, same metrics) of a policy, per opponent.
+
+    Returns:
+        opponent name -> ``{"summary": {...}, "series": ..., "hands": ...}``.
+    """
+    cfg, seed = config.eval, config.eval.seed
+    out: dict[str, dict[str, Any]] = {}
+    for name in cfg.opponents:
+        opponent = load_policy(name, seed)
+        entry: dict[str, Any] = {"summary": {}}
+        summary = entry["summary"]
+        if cfg.n_series:
+            series = evaluate(
+                agent, opponent, cfg.n_series, seed=seed, rules=config.rules, progress=False,
+                max_hands_per_series=cfg.max_hands_per_series, name_a="agent", name_b=name,
+            )  # fmt: skip
+            entry["series"] = series.to_dict()
+            summary.update(
+                series_win_rate=series.series_win_rate,
+                series_points_per_hand=series.points_per_hand,
+                hand_win_rate=series.hand_win_rate,
+                points_per_hand=series.points_per_hand,
+                gin_rate=series.a.gin_rate,
+                knock_rate=series.a.knock_rate,
+                undercut_rate=series.a.undercut_suffered_rate,
+            )
+        if cfg.n_hands:
+            reseed = getattr(opponent, "seed", None)
+            if callable(reseed):
+                reseed(seed)
+            hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=seed, rules=config.rules)
+            entry["hands"] = hands.to_dict()
+            summary.update(
+                hand_win_rate=hands.hand_win_rate,
+                points_per_hand=hands.points_per_hand,
+                gin_rate=hands.gin_rate,
+                knock_rate=hands.knock_rate,
+                undercut_rate=hands.undercut_rate,
+            )
+        out[name] = entry
+    return out
+
+
+class Session:
+    """One training session of a run: the Algorithm, the run folder, TensorBoard, state."""
+
+    def __init__(
+        self, algo: Any, config: TrainConfig, run_dir: Path, state: TrainState, writer: Any
+    ) -> None:
+        self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
+        self.writer = writer
+        self.history: list[dict[str, Any]] = self._read_history()
+
+    def _read_history(self) -> list[dict[str, Any]]:
+        try:
+            return json.loads((self.run_dir / "eval.json").read_text()).get("history", [])
+        except (OSError, ValueError):
+            return []
+
+    def log_iteration(self, result: dict[str, Any], fps: float) -> None:
+        """RLlib's rollout and learner statistics under SB3-like tags."""
+        steps, scalar = self.state.steps, self.writer.add_scalar
+        runners = result.get("env_runners", {})
+        if "episode_return_mean" in runners and not math.isnan(runners["episode_return_mean"]):
+            scalar("rollout/ep_rew_mean", runners["episode_return_mean"], steps)
+            scalar("rollout/ep_len_mean", runners.get("episode_len_mean", 0.0), steps)
+        learner = result.get("learners", {}).get("default_policy", {})
+        for ours, theirs in (
+            ("train/policy_gradient_loss", "policy_loss"),
+            ("train/value_loss", "vf_loss"),
+            ("train/entropy", "entropy"),
+            ("train/approx_kl", "mean_kl_loss"),
+            ("train/explained_variance", "vf_explained_var"),
+            ("train/learning_rate", "default_optimizer_learning_rate"),
+        ):
+            if theirs in learner:
+                scalar(ours, float(learner[theirs]), steps)
+        scalar("time/fps", fps, steps)
+
+    def run_evaluation(self) -> dict[str, Any]:
+        """Evaluate the learner's weights; log, keep the best policy, write ``eval.json``."""
+        start = time.perf_counter()
+        weights = module_state(self.algo)
+        folder = write_policy(self.run_dir / ".eval_policy", weights, self.config)
+        agent = RLlibPolicy(folder, name="agent")
+        results = evaluate_agent(agent, self.config)
+        shutil.rmtree(folder, ignore_errors=True)
+        steps, metric, scalar = (
+            self.state.steps,
+            self.config.eval.best_metric,
+            self.writer.add_scalar,
+        )
+        for name, entry in results.items():
+            for key, value in entry["summary"].items():
+                scalar(f"eval/{key}/{name}", value, steps)
+        mean = float(np.mean([r["summary"][metric] for r in results.values()]))
+        if self.state.best_metric is None or mean > self.state.best_metric:
+            self.state.best_metric, self.state.best_steps = mean, steps
+            write_policy(self.run_dir / "best_model", weights, self.config)
+        self.state.last_eval_steps = steps
+        seconds = time.perf_counter() - start
+        scalar(f"eval/{metric}", mean, steps)
+        scalar(f"eval/best_{metric}", self.state.best_metric, steps)
+        scalar("eval/seconds", seconds, steps)
+        self.writer.flush()
+        entry = {
+            "steps": steps,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "seconds": round(seconds, 3),
+            "metric": metric,
+            "value": mean,
+            "opponents": {name: r["summary"] for name, r in results.items()},
+        }
+        self.history.append(entry)
+        best = max(self.history, key=lambda e: e["value"])
+        data = {
+            "metric": metric,
+            "latest": {**entry, "details": results},
+            "best": {**best, "model": "best_model"},
+            "history": self.history,
+        }
+        atomic_write_text(self.run_dir / "eval.json", json.dumps(data, indent=2, default=float))
+        return entry
+
+    def checkpoint(self) -> Path:
+        """Write a checkpoint of the whole Algorithm at the current step."""
+        cfg = self.config.checkpoint
+        return write_checkpoint(
+            self.algo, self.run_dir / "checkpoints", self.state, cfg.keep, self.config
+        )
+
+
+def train(
+    config: TrainConfig | None = None,
+    run_name: str | None = None,
+    resume: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+    address: str | None = None,
+    env_runners: int = 1,
+) -> TrainResult:
+    """Train (or resume) a run with RLlib's PPO; see the module docstring.
+
+    Args:
+        config: the resolved config (ignored with ``resume``; default: ``default.yaml``).
+        run_name: the run folder's name instead of ``<experiment>__<seed>__<time>``.
+        resume: a run folder to continue from its newest checkpoint.
+        overrides: with ``resume``: ``key=value`` changes to the saved config.
+        address: None to start a local loopback cluster, else ``auto`` or ``HOST:PORT``.
+        env_runners: remote env runners, each stepping ``ppo.n_envs`` games (0: the
+            driver samples).
+
+    Returns:
+        The ``TrainResult``.
+
+    Raises:
+        ConfigError: an invalid config, a field the backend refuses, or an existing run
+            folder.
+        CheckpointError: ``resume`` without a usable checkpoint.
+        RayClusterError: Ray is missing, or the cluster cannot be started or joined.
+    """
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    if env_runners < 0:
+        raise ConfigError(f"--env-runners must be >= 0, got {env_runners}")
+    if resume is not None:
+        run_dir = Path(resume)
+        config = load_run_config(run_dir, overrides)
+        found = list_checkpoints(run_dir / "checkpoints")
+        if not found:
+            raise CheckpointError(f"no checkpoint in {run_dir / 'checkpoints'}; nothing to resume")
+        checkpoint: Path | None = found[-1]
+        state = read_checkpoint_state(checkpoint)
+    else:
+        config = config or load_config()
+        check_config(config)
+        run_dir = make_run_dir(config, run_name)
+        checkpoint, state = None, TrainState()
+    check_config(config)
+    torch.set_num_threads(config.ppo.torch_threads)
+    save_config(config, run_dir / "config.yaml")
+    # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
+    cpus = None if address else max(os.cpu_count() or 1, env_runners)
+    with ray_cluster(address, num_cpus=cpus):
+        algo = algorithm_config(config, env_runners).build_algo()
+        try:
+            if checkpoint is not None:
+                algo.restore_from_path(str(checkpoint.resolve()))
+                print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
+            writer = SummaryWriter(str(run_dir / "tb"))
+            session = Session(algo, config, run_dir, state, writer)
+            return _learn(session, checkpoint is None)
+        finally:
+            algo.stop()
+
+
+def _learn(session: Session, fresh: bool) -> TrainResult:
+    """The loop: PPO iterations, evaluations and checkpoints at their intervals; the end."""
+    config, state, algo = session.config, session.state, session.algo
+    cfg_eval, cfg_ckpt = config.eval, config.checkpoint
+    if fresh:
+        session.writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
+    start, steps0, seconds = time.perf_counter(), state.steps, 0.0
+    lifetime0: int | None = None
+    interrupted, final_eval = False, None
+    try:
+        while state.steps < config.total_timesteps:
+            tick = time.perf_counter()
+            result = algo.train()
+            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            if lifetime0 is None:  # the counter survives a restore; count this session's
+                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
+            state.steps = steps0 + lifetime - lifetime0
+            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
+            session.log_iteration(result, fps)
+            if config.progress_bar:
+                print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
+            due_eval = (
+                cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps
+            )
+            if due_eval:
+                session.run_evaluation()
+            due_ckpt = (
+                cfg_ckpt.every_steps
+                and state.steps - state.last_checkpoint_steps >= cfg_ckpt.every_steps
+            )
+            if due_ckpt:
+                session.checkpoint()
+        seconds = time.perf_counter() - start
+        if state.last_eval_steps != state.steps or not session.history:
+            final_eval = session.run_evaluation()
+        else:
+            final_eval = session.history[-1]
+        if state.last_checkpoint_steps != state.steps:
+            session.checkpoint()
+        write_policy(session.run_dir / "final_model", module_state(algo), config)
+    except KeyboardInterrupt:
+        interrupted = True
+        seconds = seconds or time.perf_counter() - start
+        path = session.checkpoint()
+        print(
+            f"\ninterrupted at step {state.steps:,}: checkpoint {path} written.\n"
+            f"continue with: python train.py --backend rllib --resume {session.run_dir}"
+        )
+    session.writer.close()
+    fps = (state.steps - steps0) / seconds if seconds > 0 else 0.0
+    return TrainResult(session.run_dir, state.steps, interrupted, fps, seconds, final_eval)

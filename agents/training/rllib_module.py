@@ -1,0 +1,44 @@
+"""The RLlib ``RLModule`` of the rllib backend: ``MaskedActorCritic`` with masking inside.
+
+RLlib's new API stack (RLModule / Learner / EnvRunner): a plain ``TorchRLModule`` with
+``ValueFunctionAPI``, not the deprecated ``PPOTorchRLModule`` classes RLlib's masking
+example still inherits. Observations are the ``Dict`` of ``agents.training.rllib_env``;
+``_forward`` returns the masked logits (``Columns.ACTION_DIST_INPUTS``), so every action
+RLlib samples, at rollout time or in the loss, is a legal one, and ``compute_values``
+feeds GAE and the value loss. The network's weights sit under ``net.`` in the module's
+state, which is what ``agents.rllib_policy`` loads without Ray.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from agents.rllib_net import MaskedActorCritic, masked_logits
+
+
+class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
+    """Policy and value MLPs over ``obs["observations"]``, logits masked by ``obs["action_mask"]``.
+
+    ``model_config``: ``net_arch`` (list of sizes), ``activation`` and ``ortho_init``.
+    """
+
+    def setup(self) -> None:
+        """Build the network for the observation part of the Dict space."""
+        cfg = self.model_config
+        obs_dim = int(self.observation_space["observations"].shape[0])
+        self.net = MaskedActorCritic(
+            obs_dim, tuple(cfg["net_arch"]), cfg["activation"], bool(cfg["ortho_init"])
+        )
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        logits = self.net.logits(obs["observations"])
+        return {Columns.ACTION_DIST_INPUTS: masked_logits(logits, obs["action_mask"])}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        """float[B] value estimates of the batch's observations (no shared encoder)."""
+        return self.net.value(batch[Columns.OBS]["observations"])

@@ -1,0 +1,212 @@
+"""RLlib PPO (batched env, 1 and 2 env runners) against MaskablePPO, and Ray-sharded evaluation.
+
+Usage::
+
+    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --train [--iterations 3]
+    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --eval [--series 2000]
+    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --parity 100000
+
+``--train``: the same config (``configs/default.yaml``: 256 games, 16 steps a rollout)
+trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
+steps per CPU-second counts the CPU time of every process involved (the driver and, for
+RLlib, the Ray processes under it: env runners, raylet, GCS), read from ``/proc``.
+``--eval``: ``expert`` vs ``simple`` over ``--series`` series, locally and sharded over a
+local 2-CPU Ray cluster. ``--parity``: both backends train ``STEPS`` steps on the default
+config, then play 2000 single hands against ``random`` (hand win rate). Each table notes
+the load average (``uptime``) at the time, since the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import _common  # noqa: F401  - one thread for numpy / torch
+from _common import print_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and every live process below it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in descendants(os.getpid()):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def load() -> str:
+    """The 1-minute load average."""
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def bench_sb3(config, iterations: int) -> tuple[int, float, float, str]:
+    """MaskablePPO: (steps, wall seconds, CPU seconds, load) over ``iterations`` rollouts."""
+    import torch
+
+    from agents.training.opponents import TrainingOpponents
+    from agents.training.runner import make_env, make_model
+
+    torch.set_num_threads(config.ppo.torch_threads)
+    opponents = TrainingOpponents(config.opponents, config.ppo.n_envs, Path("/tmp"), 0)
+    model = make_model(config, make_env(config, opponents))
+    model.learn(config.ppo.rollout_steps)  # warm-up rollout and update
+    steps0, wall0, cpu0 = model.num_timesteps, time.perf_counter(), cpu_seconds()
+    model.learn(iterations * config.ppo.rollout_steps, reset_num_timesteps=False)
+    return (model.num_timesteps - steps0, time.perf_counter() - wall0, cpu_seconds() - cpu0, load())
+
+
+def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, float, str]:
+    """RLlib PPO with ``runners`` env runners: (steps, wall s, CPU s of all processes, load)."""
+    import torch
+
+    from agents.ray_cluster import ray_cluster
+    from agents.training.rllib_backend import algorithm_config
+
+    torch.set_num_threads(config.ppo.torch_threads)
+    with ray_cluster(num_cpus=max(2, runners), log_to_driver=False):
+        algo = algorithm_config(config, runners).build_algo()
+        try:
+            algo.train()  # warm-up: first rollout, weights sync
+            first = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+            wall0, cpu0 = time.perf_counter(), cpu_seconds()
+            for _ in range(iterations):
+                last = algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
+            return (int(last - first), time.perf_counter() - wall0, cpu_seconds() - cpu0, load())
+        finally:
+            algo.stop()
+
+
+def train_table(iterations: int) -> None:
+    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (1 and 2 env runners)."""
+    from agents.training.config import load_config
+
+    config = load_config(ROOT / "configs" / "default.yaml", ["progress_bar=false"])
+    rows = []
+    runs = [("MaskablePPO (SB3)", lambda: bench_sb3(config, iterations))]
+    runs += [
+        (
+            f"RLlib PPO, {k} env runner{'s' * (k > 1)}",
+            lambda k=k: bench_rllib(config, iterations, k),
+        )
+        for k in (1, 2)
+    ]
+    base = None
+    for name, run in runs:
+        steps, wall, cpu, avg = run()
+        per_cpu = steps / cpu
+        base = base or per_cpu
+        rows.append([name, f"{steps:,}", f"{steps / wall:,.0f}", f"{per_cpu:,.0f}",
+                     f"{per_cpu / base:.2f}x", avg])  # fmt: skip
+    print_table(
+        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout)",
+        ["backend", "steps", "steps/s", "steps per CPU-s", "vs SB3", "load avg"],
+        rows,
+    )
+
+
+def eval_table(series: int) -> None:
+    """Wall time of an ``expert`` vs ``simple`` evaluation, locally and on 2 Ray workers."""
+    import agents  # noqa: F401  - registers the bots
+    from agents.evaluation import evaluate
+    from agents.evaluation.ray_shards import evaluate_sharded
+    from agents.ray_cluster import ray_cluster
+
+    rows = []
+    start = time.perf_counter()
+    local = evaluate("expert", "simple", series, seed=2026, progress=False)
+    rows.append(["local, one process", f"{time.perf_counter() - start:.1f}",
+                 f"{local.series_win_rate:.3f}", load()])  # fmt: skip
+    with ray_cluster(num_cpus=2, log_to_driver=False):
+        start = time.perf_counter()
+        sharded = evaluate_sharded("expert", "simple", series, seed=2026, shards=2)
+        rows.append(["Ray, 2 workers (cluster already up)", f"{time.perf_counter() - start:.1f}",
+                     f"{sharded.series_win_rate:.3f}", load()])  # fmt: skip
+    print_table(
+        f"expert vs simple, {series} series, seed 2026",
+        ["where", "seconds", "expert series win rate", "load avg"],
+        rows,
+    )
+
+
+def parity_table(steps: int) -> None:
+    """Hand win rate against ``random`` after ``steps`` steps of the default config."""
+    import agents  # noqa: F401
+    from agents.rllib_policy import RLlibPolicy
+    from agents.torch_policy import TorchPolicy
+    from agents.training.config import load_config
+    from agents.training.hand_eval import evaluate_hands
+    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.runner import train as train_sb3
+
+    runs = Path("/tmp/hgin-parity")
+    overrides = [f"total_timesteps={steps}", f"runs_dir={runs}", "progress_bar=false",
+                 "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
+    config = load_config(ROOT / "configs" / "default.yaml", overrides)
+    stamp = time.strftime("%H%M%S")
+    rows = []
+    start = time.perf_counter()
+    sb3 = train_sb3(config, run_name=f"sb3-{stamp}")
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(sb3.run_dir / "final_model.zip", device="cpu")
+    agent = TorchPolicy(model.policy, deterministic=True)
+    res = evaluate_hands(agent, "random", 2000, seed=77)
+    rows.append(["MaskablePPO", f"{sb3.steps:,}", f"{res.hand_win_rate:.3f}",
+                 f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
+    start = time.perf_counter()
+    rl = train_rllib(config, run_name=f"rllib-{stamp}", env_runners=1)
+    res = evaluate_hands(RLlibPolicy(rl.run_dir), "random", 2000, seed=77)
+    rows.append(["RLlib PPO (1 env runner)", f"{rl.steps:,}", f"{res.hand_win_rate:.3f}",
+                 f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
+    print_table(
+        "Learning parity: default config, then 2000 hands against random (seed 77)",
+        ["backend", "steps", "hand win rate vs random", "seconds", "load avg"],
+        rows,
+    )
+
+
+def main() -> None:
+    """Run the chosen measurements."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--train", action="store_true", help="training throughput table")
+    parser.add_argument("--iterations", type=int, default=3, help="timed rollouts per backend")
+    parser.add_argument("--eval", action="store_true", help="sharded evaluation table")
+    parser.add_argument("--series", type=int, default=2000, help="series of --eval")
+    parser.add_argument("--parity", type=int, metavar="STEPS", help="learning parity table")
+    args = parser.parse_args()
+    if args.train:
+        train_table(args.iterations)
+    if args.eval:
+        eval_table(args.series)
+    if args.parity:
+        parity_table(args.parity)
+
+
+if __name__ == "__main__":
+    main()

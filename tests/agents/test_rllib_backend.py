@@ -1,0 +1,231 @@
+"""The rllib backend: the NEXT_STEP env, masking, the config mapping, and a Ray smoke run."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.model_policy import PolicyLoadError, load_policy
+from agents.training.config import ConfigError, build_config
+from agents.training.rllib_env import RLlibEntryEnv, RLlibGinEnv
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = {
+    "experiment": "tiny",
+    "total_timesteps": 600,
+    "progress_bar": False,
+    "opponents": {"mix": {"simple": 1.0}},
+    "ppo": {"n_envs": 16, "n_steps": 16, "batch_size": 128, "n_epochs": 1},
+    "eval": {"every_steps": 0, "n_series": 2, "n_hands": 20, "opponents": ["random"]},
+    "checkpoint": {"every_steps": 0, "keep": 2},
+}
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    """The lowest legal action id of each row (0 for a row without any)."""
+    return np.asarray(masks, bool).argmax(axis=1)
+
+
+def test_the_env_autoresets_on_the_next_step():
+    """An ended episode shows its final view (no legal move), then restarts with reward 0."""
+    env = RLlibGinEnv(build_config(TINY), num_envs=8, seed=4)
+    assert env.metadata["autoreset_mode"].name == "NEXT_STEP"
+    obs, _ = env.reset()
+    ended = np.zeros(8, bool)
+    for _ in range(400):
+        obs, reward, term, trunc, _ = env.step(first_legal(obs["action_mask"]))
+        done = term | trunc
+        if done.any():
+            ended = done
+            break
+    assert ended.any(), "no episode ended in 400 steps"
+    assert (obs["action_mask"][ended] == 0).all()
+    actions = first_legal(obs["action_mask"])
+    actions[ended] = 999  # not even an action id: ignored by the restarting games
+    obs, reward, term, trunc, _ = env.step(actions)
+    assert (reward[ended] == 0).all() and not (term | trunc)[ended].any()
+    assert (obs["action_mask"][ended].sum(axis=1) > 0).all()
+
+
+def test_an_unmasked_action_raises_the_engines_error():
+    """An illegal (unmasked random) action raises the engine's message naming it.
+
+    RLlib's env pre-check steps such actions; it then reported "does not abide to the
+    new gymnasium-style API", so the backend turns the check off (``disable_env_checking``).
+    """
+    env = RLlibGinEnv(build_config(TINY), num_envs=2, seed=1)
+    obs, _ = env.reset()
+    illegal = np.argmin(obs["action_mask"], axis=1)
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(illegal)
+
+
+def test_each_env_runner_sets_its_torch_threads():
+    """The env runner's entry point applies ppo.torch_threads to torch in its process."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    config = build_config(TINY, ["ppo.torch_threads=3"]).to_dict()
+    try:
+        env = RLlibEntryEnv({"config": config, "num_envs": 2})
+        assert torch.get_num_threads() == 3 and env.num_envs == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_masked_logits_keep_only_legal_actions():
+    """Illegal logits fall to the float minimum; a row with no legal action is left whole."""
+    torch = pytest.importorskip("torch")
+    from agents.rllib_net import masked_logits
+
+    logits = torch.tensor([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    mask = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    out = masked_logits(logits, mask)
+    assert out[0, 1] == torch.finfo(torch.float32).min and out[0, 2] == 3.0
+    assert torch.equal(out[1], logits[1])
+
+
+@pytest.mark.parametrize(
+    ("override", "field"),
+    [
+        ("ppo.policy=cards", "ppo.policy"),
+        ("ppo.target_kl=0.02", "ppo.target_kl"),
+        ("ppo.normalize_advantage=false", "ppo.normalize_advantage"),
+        ("ppo.device=cuda", "ppo.device"),
+        ("opponents.selfplay.enabled=true", "opponents.selfplay.enabled"),
+        ("pretrain.teacher=simple", "pretrain"),
+        ("stats_window=100", "stats_window"),
+    ],
+)
+def test_fields_without_an_rllib_meaning_are_refused_by_name(override, field):
+    """Each unsupported field fails with a ConfigError that names it."""
+    pytest.importorskip("ray")
+    from agents.training.rllib_backend import check_config
+
+    with pytest.raises(ConfigError, match=rf"^{field} is not supported by the rllib backend"):
+        check_config(build_config(TINY, [override]))
+
+
+def test_the_cli_refuses_a_field_in_one_line_with_code_2(tmp_path):
+    """``train.py --backend rllib --set ppo.target_kl=0.02``: exit 2, one line, no run folder."""
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--backend", "rllib", "--set", "ppo.target_kl=0.02",
+         "--set", f"runs_dir={tmp_path}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "error: ppo.target_kl is not supported by the rllib backend: RLlib has no early stop "
+        "of the epochs (its kl_target tunes a KL penalty); set it to null"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ppo_fields_map_onto_rllibs_ppo_config():
+    """The PPO hyperparameters land on RLlib's settings of the same meaning."""
+    pytest.importorskip("ray")
+    from agents.training.rllib_backend import algorithm_config
+
+    config = build_config(TINY, ["ppo.learning_rate=3e-4", "ppo.ent_coef=0.01"])
+    algo = algorithm_config(config, env_runners=2)
+    assert algo.lr == [[0, 3e-4], [600, 0.0]]  # lr_schedule: linear
+    assert (algo.num_envs_per_env_runner, algo.rollout_fragment_length) == (16, 16)
+    assert algo.train_batch_size_per_learner == 16 * 16 * 2
+    assert (algo.minibatch_size, algo.num_epochs) == (128, 1)
+    assert (algo.gamma, algo.lambda_, algo.clip_param) == (0.99, 0.95, 0.2)
+    assert (algo.entropy_coeff, algo.vf_loss_coeff, algo.grad_clip) == (0.01, 0.5, 0.5)
+    assert algo.use_kl_loss is False and math.isinf(algo.vf_clip_param)
+    assert algo.gym_env_vectorize_mode == "vector_entry_point"
+    assert algo.disable_env_checking is True
+
+
+def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
+    """An rllib policy folder with a damaged weights file gives a one-line load error."""
+    from agents.rllib_policy import POLICY_FILE, policy_spec
+
+    spec = policy_spec((8,), "relu")
+    spec["module_state"] = "module_state.pkl"
+    (tmp_path / POLICY_FILE).write_text(json.dumps(spec))
+    (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(PolicyLoadError, match=r"cannot load model .*module_state\.pkl"):
+        load_policy(str(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def trained(ray_local, tmp_path_factory):
+    """One short rllib run (1 env runner, two PPO iterations) on the shared local cluster."""
+    import torch
+
+    from agents.training.rllib_backend import train
+
+    runs = tmp_path_factory.mktemp("runs")
+    config = build_config(TINY, [f"runs_dir={runs}"])
+    result = train(config, run_name="smoke", address=ray_local.address, env_runners=1)
+    assert torch.get_num_threads() == config.ppo.torch_threads
+    return result
+
+
+def test_a_short_run_fills_the_run_folder(trained):
+    """config.yaml, TensorBoard eval/ curves, a checkpoint, eval.json and the final model."""
+    run = trained.run_dir
+    assert trained.steps >= TINY["total_timesteps"] and not trained.interrupted
+    assert (run / "config.yaml").is_file() and (run / "final_model" / "hgin_policy.json").is_file()
+    (ckpt,) = sorted((run / "checkpoints").glob("ckpt_*/"))
+    assert (ckpt / "rllib_checkpoint.json").is_file() and ckpt.with_suffix(".json").is_file()
+    history = json.loads((run / "eval.json").read_text())["history"]
+    assert [h["steps"] for h in history] == [trained.steps]
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    (events,) = (run / "tb").iterdir()
+    tags = EventAccumulator(str(events)).Reload().Tags()["scalars"]
+    assert {
+        "eval/hand_win_rate/random",
+        "eval/series_win_rate/random",
+        "rollout/ep_rew_mean",
+    } <= set(tags)
+
+
+def test_the_checkpoint_plays_without_starting_ray(trained):
+    """A fresh interpreter loads the run folder as a policy and never imports Ray."""
+    code = (
+        "import sys, numpy as np\n"
+        "from agents.model_policy import load_policy\n"
+        f"p = load_policy({str(trained.run_dir)!r})\n"
+        "m = np.zeros((1, 107), bool); m[0, 5] = True\n"
+        "print(int(p.act(np.zeros((1, 394), np.float32), m)[0]), 'ray' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.stdout.split() == ["5", "False"], proc.stderr
+
+
+def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_path):
+    """``evaluate.py RUN ppo-cards`` works on the checkpoint; a Ray-sharded run gives its JSON."""
+    from agents.evaluation.ray_shards import evaluate_sharded
+
+    out = tmp_path / "local.json"
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", str(trained.run_dir), "ppo-cards", "--series", "3",
+         "--seed", "2", "--no-progress", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    local = json.loads(out.read_text())
+    sharded = evaluate_sharded(str(trained.run_dir), "ppo-cards", 3, seed=2, shards=2).to_dict()
+    for d in (local, sharded):
+        d.pop("seconds"), d.pop("series_per_second")
+    assert sharded == local and local["name_a"] == str(trained.run_dir)
+
+
+def test_resume_continues_the_run(trained):
+    """``--resume`` continues from the newest checkpoint: more steps, one more evaluation."""
+    from agents.training.rllib_backend import train
+
+    result = train(resume=trained.run_dir, overrides=["total_timesteps=1100"], env_runners=1)
+    history = json.loads((trained.run_dir / "eval.json").read_text())["history"]
+    assert result.steps >= 1100 and len(history) == 2 and history[0]["steps"] < history[1]["steps"]
+    assert len(list((trained.run_dir / "checkpoints").glob("ckpt_*.json"))) == 2
