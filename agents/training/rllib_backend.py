@@ -72,7 +72,7 @@ FIELD_MAP = {
     "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
 }
 #: SB3 behaviour the mapping reproduces with RLlib settings of its own
-FIXED = {"use_kl_loss": False, "vf_clip_param": math.inf}
+FIXED: dict[str, Any] = {"use_kl_loss": False, "vf_clip_param": math.inf}
 #: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
 CARD_FIELDS = ("card_channels", "card_blocks")
 
@@ -436,8 +436,8 @@ def train(
         found = list_checkpoints(run_dir / "checkpoints")
         if not found:
             raise CheckpointError(f"no checkpoint in {run_dir / 'checkpoints'}; nothing to resume")
+        state = read_checkpoint_state(found[-1])
         checkpoint: Path | None = found[-1]
-        state = read_checkpoint_state(checkpoint)
     else:
         config = config or load_config()
         check_config(config)

@@ -222,7 +222,7 @@ class HollywoodGinEnv(gym.Env):
         """bool[107]: the legal actions now (what ``MaskablePPO`` asks for)."""
         return self.core.action_masks()[0]
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # text frames ("ansi")
         """The agent's view as text (``"ansi"``), or print it (``"human"``)."""
         if self.render_mode not in self.metadata["render_modes"]:
             gym.logger.warn("render() needs render_mode='ansi' or 'human'")

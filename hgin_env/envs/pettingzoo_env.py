@@ -106,7 +106,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {
+            agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents
+        }
         self._build(None)
         self._start()
 

@@ -235,7 +235,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         """bool[N, 107]: each game's legal actions (all false for a game whose episode ended)."""
         return self.core.action_masks()
 
-    def render(self) -> tuple[str, ...] | None:
+    def render(self) -> tuple[str, ...] | None:  # type: ignore[override]  # text frames
         """Each game's view from the agent's seat (``"ansi"``), or print game 0 (``"human"``)."""
         core = self.core
         if self.render_mode is None:
