@@ -20,6 +20,11 @@ Every setup runs ``--rounds`` times, interleaved, and the median is shown (the m
 may be shared). Usage::
 
     nice -n 10 python benchmarks/scaling.py [--rounds 2] [--rollouts 4] [--cards]
+        [--env-games 1024 4096] [--set ppo.n_envs=1024 --set ppo.n_steps=4] [--skip env core]
+
+The columns "on free cores" add up the CPU time per step of the trainer and of the
+busiest worker (they take turns; no overlap assumed): the speed when every process has a
+core of its own, which a shared machine cannot show in its wall-clock figures.
 """
 
 from __future__ import annotations
@@ -65,19 +70,33 @@ def load() -> str:
 
 
 # ---------------------------------------------------------------------- env alone
-def env_fps(n: int, workers: int, seconds: float, opponent: str = "simple") -> float:
-    """VecEnv steps per second with random legal actions (after a few warm-up steps)."""
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by process ``pid`` (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def env_fps(n: int, workers: int, seconds: float, opponent: str = "simple") -> tuple:
+    """VecEnv steps/s with random legal actions (after warm-up steps).
+
+    Also the CPU milliseconds per step of this process and of the busiest worker.
+    """
     env = HollywoodGinVecEnv(n, opponent=opponent, seed=0, workers=workers)
     try:
         env.reset()
         rng = np.random.default_rng(0)
         for _ in range(3):
             env.step(random_legal_actions(env.action_masks(), rng))
-        done, start = 0, time.perf_counter()
+        pids = env.worker_pids
+        cpu0 = [cpu_seconds(p) for p in pids]
+        steps, main0, start = 0, time.process_time(), time.perf_counter()
         while time.perf_counter() - start < seconds:
             env.step(random_legal_actions(env.action_masks(), rng))
-            done += n
-        return done / (time.perf_counter() - start)
+            steps += 1
+        wall = time.perf_counter() - start
+        main = time.process_time() - main0
+        busiest = max((cpu_seconds(p) - c for p, c in zip(pids, cpu0, strict=True)), default=0.0)
+        return n * steps / wall, 1000 * main / steps, 1000 * busiest / steps
     finally:
         env.close()
 
@@ -165,10 +184,11 @@ def build(config: TrainConfig, setup: str) -> VecMonitor:
     return env
 
 
-def train_fps(config: TrainConfig, setup: str, rollouts: int) -> tuple[float, float, float]:
+def train_fps(config: TrainConfig, setup: str, rollouts: int) -> tuple[float, ...]:
     """Steps/s of ``model.learn`` over ``rollouts`` rollouts (after a warm-up rollout).
 
-    Also the seconds per step spent collecting rollouts and in the PPO update.
+    Also, per step: the seconds spent collecting rollouts and in the PPO update, and the
+    CPU seconds of this process and of the busiest worker.
     """
     torch.set_num_threads(config.ppo.torch_threads)
     env = build(config, setup)
@@ -194,38 +214,51 @@ def train_fps(config: TrainConfig, setup: str, rollouts: int) -> tuple[float, fl
             spent["train"] += time.perf_counter() - start
 
         model.collect_rollouts, model.train = timed_collect, timed_train
-        start = time.perf_counter()
+        pids = env.get_attr("worker_pids")[0] if hasattr(env.venv, "worker_pids") else []
+        cpu0 = [cpu_seconds(p) for p in pids]
+        start, main0 = time.perf_counter(), time.process_time()
         model.learn(steps * rollouts, reset_num_timesteps=False)
         n = steps * rollouts
-        return n / (time.perf_counter() - start), spent["collect"] / n, spent["train"] / n
+        wall, main = time.perf_counter() - start, time.process_time() - main0
+        busiest = max((cpu_seconds(p) - c for p, c in zip(pids, cpu0, strict=True)), default=0.0)
+        return n / wall, spent["collect"] / n, spent["train"] / n, main / n, busiest / n
     finally:
         env.close()
 
 
 def train_table(config: TrainConfig, name: str, setups: list[str], rounds: int, rollouts: int):
     """Run the setups in interleaved rounds and print their table."""
-    runs: dict[str, list[tuple[float, float, float]]] = {s: [] for s in setups}
+    runs: dict[str, list[tuple[float, ...]]] = {s: [] for s in setups}
     for _ in range(rounds):
         for setup in setups:
             runs[setup].append(train_fps(config, setup, rollouts))
     p = config.ppo
-    base = statistics.median(r[0] for r in runs[setups[0]])
+
+    def med(setup: str, i: int) -> float:
+        return statistics.median(r[i] for r in runs[setup])
+
+    base, free_base = med(setups[0], 0), 1 / (med(setups[0], 3) + med(setups[0], 4))
     rows = []
     for setup in setups:
-        fps = statistics.median(r[0] for r in runs[setup])
-        collect = statistics.median(r[1] for r in runs[setup])
-        update = statistics.median(r[2] for r in runs[setup])
-        share = "" if setup == setups[0] else f"{max(0.0, 1 - fps / base):.0%}"
-        rows.append([setup, fmt_rate(fps), f"{min(r[0] for r in runs[setup]):,.0f}-"
-                     f"{max(r[0] for r in runs[setup]):,.0f}", share,
-                     f"{1e6 * collect:.0f}", f"{1e6 * update:.0f}"])  # fmt: skip
+        fps = [r[0] for r in runs[setup]]
+        # the trainer and the workers take turns: a step costs the trainer's CPU time plus
+        # the busiest worker's, when every process has a core of its own
+        free = 1 / (med(setup, 3) + med(setup, 4))
+        share = "" if setup == setups[0] else f"{max(0.0, 1 - med(setup, 0) / base):.0%}"
+        free_share = "" if setup == setups[0] else f"{max(0.0, 1 - free / free_base):.0%}"
+        rows.append([setup, fmt_rate(med(setup, 0)), f"{min(fps):,.0f}-{max(fps):,.0f}", share,
+                     f"{1e6 * med(setup, 1):.0f}", f"{1e6 * med(setup, 2):.0f}",
+                     f"{1e6 * med(setup, 3):.0f}", f"{1e6 * med(setup, 4):.0f}",
+                     fmt_rate(free), free_share])  # fmt: skip
     print_table(
         f"MaskablePPO, {name}: n_envs={p.n_envs}, n_steps={p.n_steps}, batch={p.batch_size}, "
         f"epochs={p.n_epochs}, policy={p.policy}, torch threads={p.torch_threads}, "
         f"opponents={dict(config.opponents.mix)} (median of {rounds}; {load()})",
-        ["setup", "steps/s", "range", "env share", "collect us/step", "update us/step"],
+        ["setup", "steps/s", "range", "env share", "collect us/step", "update us/step",
+         "CPU us/step: trainer", "busiest worker", "steps/s on free cores",
+         "env share (free cores)"],
         rows,
-    )
+    )  # fmt: skip
 
 
 def main() -> None:
@@ -235,8 +268,14 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=4, help="timed rollouts per run")
     parser.add_argument("--env-games", type=int, nargs="+", default=[1024], help="env table n")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="env table K")
+    parser.add_argument("--env-opponent", default="simple", help="env table opponent")
     parser.add_argument("--core-games", type=int, nargs="+", default=[128, 256, 512, 1024, 2048])
+    parser.add_argument("--core-opponents", nargs="+", default=["simple"], help="core table")
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="override a field of --config (repeatable)",
+    )  # fmt: skip
     parser.add_argument("--cards", action="store_true", help="also the card-network recipe")
     parser.add_argument("--cards-rollouts", type=int, default=1, help="timed card rollouts")
     parser.add_argument(
@@ -246,38 +285,51 @@ def main() -> None:
     if "env" not in args.skip:
         rows = []
         for n in args.env_games:
-            fps: dict[int, list[float]] = {k: [] for k in args.workers}
+            runs: dict[int, list[tuple]] = {k: [] for k in args.workers}
             for _ in range(args.rounds):
                 for k in args.workers:
-                    fps[k].append(env_fps(n, k, args.seconds))
-            one = statistics.median(fps[args.workers[0]])
+                    runs[k].append(env_fps(n, k, args.seconds, args.env_opponent))
+            one = statistics.median(r[0] for r in runs[args.workers[0]])
+            free_one = None
             for k in args.workers:
-                med = statistics.median(fps[k])
-                spread = f"{min(fps[k]):,.0f}-{max(fps[k]):,.0f}"
-                rows.append(
-                    [str(n), str(k), str(n // k), fmt_rate(med), spread, f"{med / one:.2f}"]
-                )
+                fps = [r[0] for r in runs[k]]
+                med = statistics.median(fps)
+                main = statistics.median(r[1] for r in runs[k])
+                worker = statistics.median(r[2] for r in runs[k])
+                # the trainer and the workers take turns: a step costs the trainer's CPU
+                # time plus the busiest worker's, when every process has a core of its own
+                free = n / ((main + worker) / 1000)
+                free_one = free_one or free
+                rows.append([str(n), str(k), str(n // k), fmt_rate(med),
+                             f"{min(fps):,.0f}-{max(fps):,.0f}", f"{med / one:.2f}",
+                             f"{main:.1f}", f"{worker:.1f}" if k > 1 else "-",
+                             fmt_rate(free), f"{free / free_one:.2f}"])  # fmt: skip
         print_table(
-            f"Env alone: random legal actions against simple (median of {args.rounds}; {load()})",
-            ["n_envs", "workers K", "games per worker", "steps/s", "range", "vs K=1"],
+            f"Env alone: random legal actions against {args.env_opponent} "
+            f"(median of {args.rounds}; {load()})",
+            ["n_envs", "workers K", "games per worker", "steps/s", "range", "vs K=1",
+             "CPU ms/step: this process", "busiest worker", "steps/s on free cores",
+             "vs K=1 (free cores)"],
             rows,
-        )
+        )  # fmt: skip
     if "core" not in args.skip:
-        rows, costs = [], []
-        for m in args.core_games:
-            ms = statistics.median(core_ms(m, args.seconds / 2) for _ in range(args.rounds))
-            costs.append(ms)
-            rows.append([str(m), f"{ms:.2f}", f"{1000 * ms / m:.1f}"])
-        b, a = np.polyfit(args.core_games, costs, 1)
-        print_table(
-            f"One core, m games against simple, in this process: t(m) ~ {a:.2f} ms + "
-            f"{1000 * b:.1f} us * m (median of {args.rounds}; {load()})",
-            ["games m", "ms per step", "us per game-step"],
-            rows,
-        )
+        for opponent in args.core_opponents:
+            rows, costs = [], []
+            for m in args.core_games:
+                runs = [core_ms(m, args.seconds / 2, opponent) for _ in range(args.rounds)]
+                costs.append(statistics.median(runs))
+                rows.append([str(m), f"{costs[-1]:.2f}", f"{1000 * costs[-1] / m:.1f}"])
+            b, a = np.polyfit(args.core_games, costs, 1)
+            print_table(
+                f"One core, m games against {opponent}, in this process: t(m) ~ {a:.2f} ms + "
+                f"{1000 * b:.1f} us * m (median of {args.rounds}; {load()})",
+                ["games m", "ms per step", "us per game-step"],
+                rows,
+            )
     if "train" not in args.skip:
         setups = ["no-work env", "in process", "1 worker", "2 workers", "2 workers, halves"]
-        train_table(load_config(args.config), Path(args.config).name, setups, args.rounds,
+        name = " ".join([Path(args.config).name, *args.overrides])
+        train_table(load_config(args.config, args.overrides), name, setups, args.rounds,
                     args.rollouts)  # fmt: skip
     if args.cards:
         cards = load_config(ROOT / "configs" / "hollywood_cards.yaml")

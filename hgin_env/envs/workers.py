@@ -521,7 +521,10 @@ def _worker_main(
         except Exception as exc:  # noqa: BLE001 - reported to the trainer
             _reply_error(conn, exc)
             return
-        _, name, layout = conn.recv()
+        command, *args = conn.recv()
+        if command != "attach":  # closed before it started (another worker failed)
+            return
+        name, layout = args
         shm = SharedMemory(name=name)
         buf = _views(shm.buf, layout)
         lo = index * len(seeds)
