@@ -19,11 +19,6 @@ from hgin_env.envs.workers import EnvWorkerError
 
 #: short series (easy knocks, low targets) so that a few dozen finish in seconds
 RULES = RulesConfig(game_target=40, knock_limit=25)
-UNKEYED = pytest.mark.xfail(
-    strict=False,
-    reason="issue 14 item 2: simple/expert break ties from one stream per bot object, so a "
-    "series depends on its batch; passes once the bots are keyed per game",
-)
 
 
 class Greedy:
@@ -54,8 +49,8 @@ def timeless(result) -> dict:
         ("random", Greedy(), False),
         (Greedy(), "random", True),
         pytest.param("random", "ppo-cards", False, marks=pytest.mark.slow),
-        pytest.param("simple", "random", False, marks=UNKEYED),
-        pytest.param("expert", Greedy(), False, marks=UNKEYED),
+        pytest.param("simple", "random", False),
+        pytest.param("expert", Greedy(), False),
     ],
     ids=["random-greedy", "greedy-random-duplicate", "random-ppo-cards", "simple-random",
          "expert-greedy"],

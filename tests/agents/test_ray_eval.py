@@ -14,9 +14,6 @@ from agents.evaluation import evaluate, league
 from agents.evaluation.ray_shards import evaluate_sharded, league_sharded, shard_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
-UNKEYED = pytest.mark.xfail(
-    strict=False, reason="issue 14 item 2: the bot draws from one shared stream, not per game"
-)
 
 
 def without_timing(result: dict) -> dict:
@@ -43,8 +40,8 @@ def test_shard_bounds_cover_the_series_once(n, shards, expected):
     [
         "random",
         "ppo-cards",
-        pytest.param("simple", marks=UNKEYED),
-        pytest.param("expert", marks=UNKEYED),
+        pytest.param("simple"),
+        pytest.param("expert"),
     ],
 )
 def test_a_sharded_pair_equals_the_local_evaluation(ray_local, bot):

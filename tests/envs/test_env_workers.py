@@ -36,17 +36,10 @@ CASES = {
     "hand": {"mode": "hand", "rules": RulesConfig(max_turns_per_hand=8)},
     "series": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30)},
 }
-#: bots not yet keyed per game (a VecEnv of them does not play like single envs)
-UNKEYED = pytest.mark.xfail(
-    strict=False,
-    reason="issue 14 item 2: simple/expert break ties from one stream per bot object, so "
-    "the games of a batch depend on each other; passes once the bots are keyed per game",
-)
 #: (mode, opponent) pairs; the shipped card network loads in every process, so its
 #: series case is left to ``-m slow``
 PAIRS = [
     pytest.param(case, opponent, id=f"{opponent}-{case}", marks=[
-        *([UNKEYED] if opponent in ("simple", "expert") else []),
         *([pytest.mark.slow] if (case, opponent) == ("series", "ppo-cards") else []),
     ])
     for case in CASES
