@@ -50,8 +50,9 @@ import traceback
 import weakref
 from collections.abc import Callable, Sequence
 from multiprocessing import connection
+from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.shared_memory import SharedMemory
-from typing import Any
+from typing import Any, Final, Protocol, cast
 
 import numpy as np
 
@@ -68,7 +69,8 @@ from hgin_env.envs.core import (
 )
 from hgin_env.envs.policy import import_registry_packages, registry_packages
 
-START_METHOD = "forkserver"
+#: ``Final`` so that the type checker knows the context kind (``ForkServerContext``)
+START_METHOD: Final = "forkserver"
 #: modules the forkserver imports once, so that each worker starts without importing them
 PRELOAD = ["numpy", "hgin_env.envs.core"]
 #: StepResult fields that travel through shared memory (``final_*`` apart)
@@ -124,6 +126,17 @@ def _layout(n: int, obs_dim: int, state_names: Sequence[str]) -> list[tuple[str,
     return arrays
 
 
+def _buffer(shm: SharedMemory) -> memoryview:
+    """The mapped memory of ``shm``.
+
+    Raises:
+        RuntimeError: ``shm`` is already closed (its ``buf`` is then None).
+    """
+    if shm.buf is None:
+        raise RuntimeError(f"the shared memory block {shm.name} is closed")
+    return shm.buf
+
+
 def _views(buffer: memoryview, layout: list[tuple[str, str, tuple]]) -> dict[str, np.ndarray]:
     """Numpy views of the shared block's arrays (each 64-byte aligned)."""
     views, offset = {}, 0
@@ -137,7 +150,7 @@ def _size(layout: list[tuple[str, str, tuple]]) -> int:
     return sum(-(-int(np.prod(shape)) * np.dtype(t).itemsize // 64) * 64 for _, t, shape in layout)
 
 
-def worker_context() -> mp.context.BaseContext:
+def worker_context() -> ForkServerContext | SpawnContext:
     """The multiprocessing context of worker processes (``START_METHOD``, env preloaded)."""
     ctx = mp.get_context(START_METHOD)
     if START_METHOD == "forkserver":
@@ -205,7 +218,7 @@ class EnvWorkers:
             layout = _layout(self.n, self.obs_dim, names)
             self._shm = SharedMemory(create=True, size=_size(layout))
             try:
-                self.buf = _views(self._shm.buf, layout)
+                self.buf = _views(_buffer(self._shm), layout)
                 self._broadcast("attach", self._shm.name, layout)
             finally:
                 self._shm.unlink()  # the memory lives on while mapped; no name to leak
@@ -362,14 +375,15 @@ class EnvWorkers:
             while pending:
                 sentinels = {self._procs[k].sentinel: k for k in pending.values()}
                 for ready in connection.wait([*pending, *sentinels]):
-                    if ready in sentinels:
+                    if isinstance(ready, int):  # a process sentinel (the pipes are objects)
                         k = sentinels[ready]
                         if self._conns[k] in pending and not self._conns[k].poll():
                             raise self._died(k)
                         continue
-                    k = pending.pop(ready)
+                    conn = cast(connection.Connection, ready)  # wait returns what it was given
+                    k = pending.pop(conn)
                     try:
-                        status, payload = ready.recv()
+                        status, payload = conn.recv()
                     except (EOFError, OSError):
                         raise self._died(k) from None
                     if status == "ok":
@@ -465,6 +479,14 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+class _HasPerGameState(Protocol):
+    """An opponent with per-game state to share (``MixturePolicy``, for one)."""
+
+    def per_game_state(self) -> dict[str, np.ndarray]:
+        """The per-game state arrays, by name (rows: the worker's games)."""
+        ...
+
+
 def _publish(core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list[str]) -> None:
     """Write the worker's games' state after a reset or a step into the shared block."""
     buf["obs"][rows] = core.observe()
@@ -474,7 +496,7 @@ def _publish(core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list
     buf["agent_seat"][rows] = core.agent_seat
     buf["episodes"][rows] = core.episodes
     if names:
-        state = core.opponent.per_game_state()
+        state = cast(_HasPerGameState, core.opponent).per_game_state()  # names: it has one
         for name in names:
             buf[f"state/{name}"][rows] = state[name]
 
@@ -526,7 +548,7 @@ def _worker_main(
             return
         name, layout = args
         shm = SharedMemory(name=name)
-        buf = _views(shm.buf, layout)
+        buf: dict[str, np.ndarray] | None = _views(_buffer(shm), layout)
         lo = index * len(seeds)
         rows = slice(lo, lo + len(seeds))
         _publish(core, buf, rows, names)
