@@ -82,6 +82,7 @@ class TorchPolicy:
             return np.zeros(0, dtype=np.int64)
         logits = self.logits(observations).astype(np.float64)
         if not self.deterministic:
+            uniform: np.ndarray  # float64[N, 107] in (0, 1)
             if keys is None:
                 uniform = self.rng.random(logits.shape)
             else:

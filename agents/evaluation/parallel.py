@@ -99,8 +99,8 @@ def evaluate_parallel(
         )  # fmt: skip
     check_evaluation(n_series, seed)
     rules = rules or RulesConfig()
-    name_a = name_a or policy_name(policy_a, policy_a)
-    name_b = name_b or policy_name(policy_b, policy_b)
+    name_a = name_a or _spec_name(policy_a)
+    name_b = name_b or _spec_name(policy_b)
     plan = MatchPlan.make(n_series, seed, duplicate)
     bounds = shard_bounds(len(plan), workers)
     if recorder is not None and recorder.hands > bounds[0][1]:
@@ -126,6 +126,11 @@ def evaluate_parallel(
         seed=seed, duplicate=duplicate, rules=rules, deal_sequences=n_series,
         seconds=seconds, steps=steps,
     )  # fmt: skip
+
+
+def _spec_name(spec: PolicyLike) -> str:
+    """``policy_name`` of a player before it is resolved: a string spec is its own name."""
+    return spec if isinstance(spec, str) else policy_name(spec, spec)
 
 
 def _run(jobs: list[tuple], on_finished: Any) -> tuple[list[tuple[MatchTally, int]], float, Any]:
@@ -218,8 +223,9 @@ def _worker(
         messages.put(("done", k, part, time.perf_counter() - start, recorder))
     except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it
         text = "".join(traceback.format_exception(exc))
+        sent: Exception | None = exc
         try:
             pickle.loads(pickle.dumps(exc))
         except Exception:  # noqa: BLE001 - an exception that does not pickle
-            exc = None
-        messages.put(("error", k, exc, text))
+            sent = None
+        messages.put(("error", k, sent, text))

@@ -102,19 +102,20 @@ class HollywoodGinVecEnv(VecEnv):
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
         """Start a new episode in every game; applies the seeds given by ``seed()``."""
-        if any(s is not None for s in self._seeds):
-            if any(s is None for s in self._seeds):
+        given = [s for s in self._seeds if s is not None]
+        if given:
+            if len(given) < len(self._seeds):
                 raise ValueError("seed() must give a seed to every game or to none")
-            seeds = np.asarray([s % 2**64 for s in self._seeds], dtype=np.uint64)
-            (self.core or self._pool).seed(seeds)
+            seeds = np.asarray([s % 2**64 for s in given], dtype=np.uint64)
+            (self._pool if self._pool is not None else self._core).seed(seeds)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         if self._pool is not None:
             self._pool.reset()
             return self._pool.observe()
-        self.core.reset()
-        return self.core.observe()
+        self._core.reset()
+        return self._core.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the actions for ``step_wait`` (with workers: start the step in them)."""
@@ -145,17 +146,20 @@ class HollywoodGinVecEnv(VecEnv):
         """Step every game; finished games are reset at once (see the module docstring)."""
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
-        self._actions, actions = None, self._actions
+        actions = self._actions
+        self._actions = None
         if self._pool is not None:
             result, obs = self._pool.step_wait()
         else:
-            result = self.core.step(actions, autoreset=True)
-            obs = self.core.observe()
+            result = self._core.step(actions, autoreset=True)
+            obs = self._core.observe()
         done = result.terminated | result.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero((result.hands_ended > 0) | result.illegal):
-            infos[i].update(result_info(result, i))
+            infos[i].update(result_info(result, int(i)))
         time_limit = result.truncated & ~result.terminated
+        if result.final_rows is None or result.final_obs is None:
+            raise RuntimeError("an autoreset step returned no final observations")
         for i, final in zip(result.final_rows, result.final_obs, strict=True):
             infos[i]["terminal_observation"] = final
             infos[i]["TimeLimit.truncated"] = bool(time_limit[i])
@@ -170,9 +174,20 @@ class HollywoodGinVecEnv(VecEnv):
         """bool[N, 107]: each game's legal actions (what ``MaskablePPO`` asks for)."""
         if self._pool is not None:
             return self._pool.action_masks()
-        return self.core.action_masks()
+        return self._core.action_masks()
 
     # ------------------------------------------------------------------ cores and workers
+    @property
+    def _core(self) -> GinCore:
+        """The in-process ``GinCore`` (there is none with workers: each worker holds its own).
+
+        Raises:
+            RuntimeError: the env runs worker processes.
+        """
+        if self.core is None:
+            raise RuntimeError("no in-process core with workers > 1 (see for_each_core)")
+        return self.core
+
     def for_each_core(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
         """``fn(core, *args)`` on every ``GinCore`` of the env: one, or one per worker.
 
@@ -182,12 +197,12 @@ class HollywoodGinVecEnv(VecEnv):
         """
         if self._pool is not None:
             return self._pool.for_each(fn, *args)
-        return [fn(self.core, *args)]
+        return [fn(self._core, *args)]
 
     @property
     def episodes(self) -> np.ndarray:
         """int64[N]: episodes started per game (``core.episodes``; with workers a live copy)."""
-        return self._pool.episodes if self._pool is not None else self.core.episodes
+        return self._pool.episodes if self._pool is not None else self._core.episodes
 
     def opponent_state(self) -> dict[str, np.ndarray]:
         """With workers: the opponents' ``per_game_state()`` arrays of all games (live views)."""
@@ -240,9 +255,9 @@ class HollywoodGinVecEnv(VecEnv):
         if self._pool is not None:
             k = i // self._pool.per
             return self._pool.call(k, _render_game, i - k * self._pool.per)
-        return _render_game(self.core, i)
+        return _render_game(self._core, i)
 
-    def render(self, mode: str | None = None) -> str | None:
+    def render(self, mode: str | None = None) -> str | None:  # type: ignore[override]  # text frames ("ansi")
         """The view of game 0: returned (``"ansi"``) or printed (``"human"``)."""
         mode = mode or self.render_mode
         if mode is None:

@@ -529,6 +529,7 @@ def _worker_main(
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # one core per worker (before a model opponent loads torch)
     shm = None
+    buf: dict[str, np.ndarray] | None = None  # dropped at the end, before shm.close()
     try:
         try:
             import_registry_packages(packages)
@@ -548,7 +549,7 @@ def _worker_main(
             return
         name, layout = args
         shm = SharedMemory(name=name)
-        buf: dict[str, np.ndarray] | None = _views(_buffer(shm), layout)
+        buf = _views(_buffer(shm), layout)
         lo = index * len(seeds)
         rows = slice(lo, lo + len(seeds))
         _publish(core, buf, rows, names)
