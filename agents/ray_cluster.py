@@ -31,6 +31,7 @@ import logging
 import os
 import secrets
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -158,6 +159,7 @@ def ray_cluster(
     }
     if address is not None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        check_reachable(address)
         try:
             ray.init(address=address, **kwargs)
         except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "cannot join"
@@ -189,6 +191,27 @@ def ray_cluster(
                 ray.shutdown()
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once when nothing listens at ``HOST:PORT``.
+
+    ``ray.init`` would retry for minutes; ``auto`` and other forms are left to Ray.
+
+    Raises:
+        RayClusterError: the connection is refused or times out.
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise RayClusterError(
+            f"cannot join the Ray cluster at {address}: nothing answers there "
+            f"({exc.strerror or exc})"
+        ) from exc
 
 
 def _connected(ray: Any, local: bool, temp_dir: Path | None) -> RayCluster:

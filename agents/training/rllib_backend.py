@@ -440,15 +440,15 @@ def train(
         state = read_checkpoint_state(checkpoint)
     else:
         config = config or load_config()
-        check_config(config)
-        run_dir = make_run_dir(config, run_name)
         checkpoint, state = None, TrainState()
     check_config(config)
     torch.set_num_threads(config.ppo.torch_threads)
-    save_config(config, run_dir / "config.yaml")
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
-    with ray_cluster(address, num_cpus=cpus):
+    with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
+        if resume is None:
+            run_dir = make_run_dir(config, run_name)
+        save_config(config, run_dir / "config.yaml")
         algo = algorithm_config(config, env_runners).build_algo()
         try:
             if checkpoint is not None:
