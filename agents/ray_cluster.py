@@ -104,7 +104,7 @@ def _local_environment() -> Iterator[None]:
     os.environ.update(changes)
     import_ray()
     from ray._private import ray_constants
-    from ray._raylet import Config
+    from ray._raylet import Config  # type: ignore[attr-defined]
 
     # Both are read once: the constant when Ray is imported, the auth mode when its
     # config is first loaded; a driver that imported Ray earlier must see the new values.

@@ -71,8 +71,6 @@ FIELD_MAP = {
     "ortho_init": "the RLModule's initialisation",
     "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
 }
-#: SB3 behaviour the mapping reproduces with RLlib settings of its own
-FIXED = {"use_kl_loss": False, "vf_clip_param": math.inf}
 #: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
 CARD_FIELDS = ("card_channels", "card_blocks")
 
@@ -126,7 +124,7 @@ def rollout_steps(config: TrainConfig, env_runners: int) -> int:
 
 
 def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
-    """RLlib's ``PPOConfig`` for a training config (see ``FIELD_MAP`` and ``FIXED``).
+    """RLlib's ``PPOConfig`` for a training config (see ``FIELD_MAP``).
 
     Args:
         config: the checked training config.
@@ -173,7 +171,8 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
             train_batch_size_per_learner=rollout_steps(config, env_runners),
             minibatch_size=p.batch_size,
             num_epochs=p.n_epochs,
-            **FIXED,
+            use_kl_loss=False,  # SB3 has no KL penalty
+            vf_clip_param=math.inf,  # nor value-loss clipping
         )
         .rl_module(
             rl_module_spec=RLModuleSpec(
@@ -436,8 +435,8 @@ def train(
         found = list_checkpoints(run_dir / "checkpoints")
         if not found:
             raise CheckpointError(f"no checkpoint in {run_dir / 'checkpoints'}; nothing to resume")
+        state = read_checkpoint_state(found[-1])
         checkpoint: Path | None = found[-1]
-        state = read_checkpoint_state(checkpoint)
     else:
         config = config or load_config()
         checkpoint, state = None, TrainState()

@@ -28,8 +28,9 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         """Build the network for the observation part of the Dict space."""
-        cfg = self.model_config
-        obs_dim = int(self.observation_space["observations"].shape[0])
+        cfg: Any = self.model_config
+        space: Any = self.observation_space
+        obs_dim = int(space["observations"].shape[0])
         self.net = MaskedActorCritic(
             obs_dim, tuple(cfg["net_arch"]), cfg["activation"], bool(cfg["ortho_init"])
         )
