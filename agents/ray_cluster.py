@@ -33,6 +33,7 @@ import secrets
 import shutil
 import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -190,7 +191,19 @@ def ray_cluster(
             finally:
                 ray.shutdown()
     finally:
-        shutil.rmtree(temp_dir, ignore_errors=True)
+        _remove(temp_dir)
+
+
+def _remove(folder: Path, attempts: int = 20) -> None:
+    """Delete the session folder, retrying for up to ~10 s until it is gone.
+
+    Ray's processes exit (and stop writing there) asynchronously after ``ray.shutdown``.
+    """
+    for _ in range(attempts):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.5)
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:
