@@ -31,7 +31,9 @@ import logging
 import os
 import secrets
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -103,7 +105,7 @@ def _local_environment() -> Iterator[None]:
     os.environ.update(changes)
     import_ray()
     from ray._private import ray_constants
-    from ray._raylet import Config  # type: ignore[attr-defined]  # compiled, no stub
+    from ray._raylet import Config  # type: ignore[attr-defined]
 
     # Both are read once: the constant when Ray is imported, the auth mode when its
     # config is first loaded; a driver that imported Ray earlier must see the new values.
@@ -158,6 +160,7 @@ def ray_cluster(
     }
     if address is not None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        check_reachable(address)
         try:
             ray.init(address=address, **kwargs)
         except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "cannot join"
@@ -188,7 +191,40 @@ def ray_cluster(
             finally:
                 ray.shutdown()
     finally:
-        shutil.rmtree(temp_dir, ignore_errors=True)
+        _remove(temp_dir)
+
+
+def _remove(folder: Path, attempts: int = 20) -> None:
+    """Delete the session folder, retrying for up to ~10 s until it is gone.
+
+    Ray's processes exit (and stop writing there) asynchronously after ``ray.shutdown``.
+    """
+    for _ in range(attempts):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.5)
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once when nothing listens at ``HOST:PORT``.
+
+    ``ray.init`` would retry for minutes; ``auto`` and other forms are left to Ray.
+
+    Raises:
+        RayClusterError: the connection is refused or times out.
+    """
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise RayClusterError(
+            f"cannot join the Ray cluster at {address}: nothing answers there "
+            f"({exc.strerror or exc})"
+        ) from exc
 
 
 def _connected(ray: Any, local: bool, temp_dir: Path | None) -> RayCluster:

@@ -154,7 +154,7 @@ def eval_table(series: int) -> None:
     )
 
 
-def parity_table(steps: int) -> None:
+def parity_table(steps: int, seed: int = 0) -> None:
     """Hand win rate against ``random`` after ``steps`` steps of the default config."""
     import agents  # noqa: F401
     from agents.rllib_policy import RLlibPolicy
@@ -166,7 +166,7 @@ def parity_table(steps: int) -> None:
 
     runs = Path("/tmp/hgin-parity")
     overrides = [f"total_timesteps={steps}", f"runs_dir={runs}", "progress_bar=false",
-                 "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
+                 f"seed={seed}", "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
     config = load_config(ROOT / "configs" / "default.yaml", overrides)
     stamp = time.strftime("%H%M%S")
     rows = []
@@ -185,7 +185,8 @@ def parity_table(steps: int) -> None:
     rows.append(["RLlib PPO (1 env runner)", f"{rl.steps:,}", f"{res.hand_win_rate:.3f}",
                  f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
     print_table(
-        "Learning parity: default config, then 2000 hands against random (seed 77)",
+        f"Learning parity: default config, training seed {seed}, then 2000 hands against "
+        "random (seed 77)",
         ["backend", "steps", "hand win rate vs random", "seconds", "load avg"],
         rows,
     )
@@ -199,13 +200,14 @@ def main() -> None:
     parser.add_argument("--eval", action="store_true", help="sharded evaluation table")
     parser.add_argument("--series", type=int, default=2000, help="series of --eval")
     parser.add_argument("--parity", type=int, metavar="STEPS", help="learning parity table")
+    parser.add_argument("--seed", type=int, default=0, help="training seed of --parity")
     args = parser.parse_args()
     if args.train:
         train_table(args.iterations)
     if args.eval:
         eval_table(args.series)
     if args.parity:
-        parity_table(args.parity)
+        parity_table(args.parity, args.seed)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ def ray_local():
     with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
         yield cluster
 
+
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel
 #: harness imports pyspiel, an optional extra)
 collect_ignore = ["helpers.py", "agents/openspiel_peer.py"]

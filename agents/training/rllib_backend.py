@@ -71,8 +71,6 @@ FIELD_MAP = {
     "ortho_init": "the RLModule's initialisation",
     "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
 }
-#: SB3 behaviour the mapping reproduces with RLlib settings of its own
-FIXED: dict[str, Any] = {"use_kl_loss": False, "vf_clip_param": math.inf}
 #: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
 CARD_FIELDS = ("card_channels", "card_blocks")
 
@@ -126,7 +124,7 @@ def rollout_steps(config: TrainConfig, env_runners: int) -> int:
 
 
 def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
-    """RLlib's ``PPOConfig`` for a training config (see ``FIELD_MAP`` and ``FIXED``).
+    """RLlib's ``PPOConfig`` for a training config (see ``FIELD_MAP``).
 
     Args:
         config: the checked training config.
@@ -173,7 +171,8 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
             train_batch_size_per_learner=rollout_steps(config, env_runners),
             minibatch_size=p.batch_size,
             num_epochs=p.n_epochs,
-            **FIXED,
+            use_kl_loss=False,  # SB3 has no KL penalty
+            vf_clip_param=math.inf,  # nor value-loss clipping
         )
         .rl_module(
             rl_module_spec=RLModuleSpec(
@@ -440,15 +439,15 @@ def train(
         checkpoint: Path | None = found[-1]
     else:
         config = config or load_config()
-        check_config(config)
-        run_dir = make_run_dir(config, run_name)
         checkpoint, state = None, TrainState()
     check_config(config)
     torch.set_num_threads(config.ppo.torch_threads)
-    save_config(config, run_dir / "config.yaml")
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
-    with ray_cluster(address, num_cpus=cpus):
+    with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
+        if resume is None:
+            run_dir = make_run_dir(config, run_name)
+        save_config(config, run_dir / "config.yaml")
         algo = algorithm_config(config, env_runners).build_algo()
         try:
             if checkpoint is not None:

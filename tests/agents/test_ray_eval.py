@@ -100,3 +100,21 @@ def test_joining_with_a_wrong_token_is_one_clear_error(ray_local):
     lines = proc.stderr.strip().splitlines()
     assert lines[-1].startswith(f"error: cannot join the Ray cluster at {ray_local.address}")
     assert "Traceback" not in proc.stderr
+
+
+def test_joining_an_address_where_nothing_listens_fails_at_once(tmp_path):
+    """``--ray 127.0.0.1:PORT`` with no cluster there: one line, exit code 2, no long retry."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = run_cli("random", "random", "--series", "2", "--ray", f"127.0.0.1:{port}")
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .startswith(
+            f"error: cannot join the Ray cluster at 127.0.0.1:{port}: nothing answers there"
+        )
+    )

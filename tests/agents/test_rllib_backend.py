@@ -126,6 +126,23 @@ def test_the_cli_refuses_a_field_in_one_line_with_code_2(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_failed_join_is_one_line_and_leaves_no_run_folder(tmp_path):
+    """``--address`` where no cluster listens: exit 2, one line, nothing under runs_dir."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--backend", "rllib", "--address", f"127.0.0.1:{port}",
+         "--set", f"runs_dir={tmp_path}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: cannot join the Ray cluster")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_ppo_fields_map_onto_rllibs_ppo_config():
     """The PPO hyperparameters land on RLlib's settings of the same meaning."""
     pytest.importorskip("ray")
