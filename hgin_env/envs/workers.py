@@ -288,10 +288,11 @@ class EnvWorkers:
                 ``illegal_action="raise"`` (the message names the game, as in one process).
         """
         ks = list(range(self.k)) if workers is None else [int(k) for k in workers]
-        if not self._started:
+        if self._broken is not None or not self._started:
             self._ready()
-        elif self._broken is not None or self._started.intersection(ks):
-            raise EnvWorkerError("a worker was started twice in one step, or the workers failed")
+        elif self._started.intersection(ks):
+            raise EnvWorkerError(f"workers {sorted(self._started.intersection(ks))} were "
+                                 "started twice in one step")  # fmt: skip
         a = action_ids(actions, self.n)
         rows = np.zeros(self.n, bool)
         for k in ks:
@@ -370,7 +371,7 @@ class EnvWorkers:
         """Each listed worker's reply, in order; raise once all have answered or one died."""
         pending = {self._conns[k]: k for k in ks}
         results: dict[int, Any] = {}
-        failure: EnvWorkerError | BaseException | None = None
+        failures: dict[int, BaseException] = {}
         try:
             while pending:
                 sentinels = {self._procs[k].sentinel: k for k in pending.values()}
@@ -388,12 +389,13 @@ class EnvWorkers:
                         raise self._died(k) from None
                     if status == "ok":
                         results[k] = payload
-                    elif failure is None:
-                        failure = _remote_error(k, self._procs[k].pid, self.bounds(k), *payload)
+                    else:
+                        failures[k] = _remote_error(k, self._procs[k].pid, self.bounds(k), *payload)
         except BaseException:
             self._broken = self._broken or "a worker failed or the wait was interrupted"
             raise
-        if failure is not None:
+        if failures:  # the first worker's, whichever answered first
+            failure = failures[min(failures)]
             if step:
                 self._broken = f"a step failed in a worker ({failure})"
             raise failure

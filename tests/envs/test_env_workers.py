@@ -19,7 +19,9 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from agents.mixture import MixturePolicy
 from agents.model_policy import ModelPolicy
 from agents.torch_policy import TorchPolicy
+from agents.training import callbacks as callbacks_module
 from agents.training.checkpoint import latest_checkpoint
+from agents.training.config import build_config
 from agents.training.opponents import attach, install_policy
 from agents.training.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK
@@ -366,6 +368,61 @@ TINY = {
 }  # fmt: skip
 
 
+@pytest.fixture
+def at_step(monkeypatch):
+    """A hook: ``action(callback, pids)`` once at step >= ``steps`` of training; the pids."""
+    seen: list[int] = []
+
+    def install(steps: int, action) -> list[int]:
+        original = callbacks_module.HandStatsCallback._on_step
+
+        def hooked(self):
+            if self.num_timesteps >= steps and not seen:
+                seen.extend(self.training_env.get_attr("worker_pids")[0])
+                action(self, seen)
+            return original(self)
+
+        monkeypatch.setattr(callbacks_module.HandStatsCallback, "_on_step", hooked)
+        return seen
+
+    return install
+
+
+def test_ctrl_c_with_workers_writes_a_checkpoint_ends_them_and_resume_continues(tmp_path, at_step):
+    """KeyboardInterrupt mid-training: checkpoint, no worker left; resume with workers."""
+
+    def interrupt(callback, pids):
+        raise KeyboardInterrupt
+
+    pids = at_step(600, interrupt)
+    config = build_config(TINY, [f"runs_dir={tmp_path}"])
+    result = train(config, run_name="stop")
+    assert result.interrupted and result.steps == 600 and len(pids) == 2
+    assert not wait_gone(pids)
+    assert latest_checkpoint(result.run_dir / "checkpoints").name == "ckpt_000000000600.zip"
+    again = train(resume=result.run_dir)
+    assert again.steps >= TINY["total_timesteps"] and not again.interrupted
+
+
+def test_a_killed_worker_stops_training_with_a_checkpoint_and_resume_continues(tmp_path, at_step):
+    """A killed worker stops training naming it, with a checkpoint; the run resumes."""
+
+    def kill(callback, pids):
+        os.kill(pids[1], signal.SIGKILL)
+        wait_gone([pids[1]])
+
+    pids = at_step(600, kill)
+    config = build_config(TINY, [f"runs_dir={tmp_path}"])
+    with pytest.raises(EnvWorkerError, match=r"env worker 1 \(pid \d+.*SIGKILL.*--resume") as err:
+        train(config, run_name="crash")
+    assert str(pids[1]) in str(err.value)
+    assert not wait_gone(pids)
+    steps = int(re.search(r"stopped at step ([\d,]+)", str(err.value)).group(1).replace(",", ""))
+    run = tmp_path / "crash"
+    assert latest_checkpoint(run / "checkpoints").name == f"ckpt_{steps:012d}.zip"
+    assert train(resume=run).steps >= TINY["total_timesteps"]
+
+
 def start_trainer(tmp_path: Path, name: str) -> subprocess.Popen:
     """``python train.py`` on the tiny config with two env workers."""
     config = tmp_path / "tiny.yaml"
@@ -386,6 +443,7 @@ def wait_for_checkpoint(proc: subprocess.Popen, folder: Path) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_ctrl_c_saves_a_checkpoint_ends_the_workers_and_resume_continues(tmp_path):
     """Ctrl-C of train.py with workers: checkpoint, exit 130, no worker left; resume ends."""
     proc = start_trainer(tmp_path, "sig")
@@ -406,6 +464,7 @@ def test_ctrl_c_saves_a_checkpoint_ends_the_workers_and_resume_continues(tmp_pat
     assert result.steps >= steps + 512 and (result.run_dir / "final_model.zip").exists()
 
 
+@pytest.mark.slow
 def test_a_dead_worker_stops_training_with_a_checkpoint_and_resume_continues(tmp_path):
     """A killed worker stops train.py naming it, with a checkpoint; --resume then ends."""
     proc = start_trainer(tmp_path, "crash")
