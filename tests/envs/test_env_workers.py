@@ -309,8 +309,11 @@ def test_close_ends_every_worker(envs):
 
 
 STEPPER = """
-import sys, time
+import signal, sys, time
 import numpy as np
+
+# as train.py does: Ctrl-C raises KeyboardInterrupt even if the parent ignored SIGINT
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from hgin_env.envs.config import EnvConfig
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.workers import EnvWorkers
