@@ -37,6 +37,7 @@ run: setup
 test: setup browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest --cov=hgin_env --cov=agents --cov-report=term:skip-covered
 
 test-all: setup
@@ -45,6 +46,7 @@ test-all: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: setup
 	$(VENV)/bin/ruff format .
