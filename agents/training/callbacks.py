@@ -43,9 +43,10 @@ from agents.training.checkpoint import (
     save_model,
     write_checkpoint,
 )
-from agents.training.config import TrainConfig
+from agents.training.config import EvalConfig, TrainConfig
 from agents.training.hand_eval import evaluate_hands
 from agents.training.opponents import TrainingOpponents
+from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome
 
 _KNOCK_WINS = (Outcome.KNOCK, Outcome.GIN, Outcome.BIG_GIN)
@@ -264,40 +265,8 @@ class EvalCallback(BaseCallback):
         return entry
 
     def _evaluate_one(self, agent: TorchPolicy, name: str, opponent: Any) -> dict[str, Any]:
-        """Single hands and series against one opponent: full results and a flat summary."""
-        cfg = self.config
-        out: dict[str, Any] = {"summary": {}}
-        summary = out["summary"]
-        if cfg.n_series:
-            agent.seed(self.seed)
-            series = evaluate(
-                agent, opponent, cfg.n_series, seed=self.seed, rules=self.rules,
-                progress=False, max_hands_per_series=cfg.max_hands_per_series,
-                name_a="agent", name_b=name,
-            )  # fmt: skip
-            out["series"] = series.to_dict()
-            summary.update(
-                series_win_rate=series.series_win_rate,
-                series_points_per_hand=series.points_per_hand,
-                hand_win_rate=series.hand_win_rate,
-                points_per_hand=series.points_per_hand,
-                gin_rate=series.a.gin_rate,
-                knock_rate=series.a.knock_rate,
-                undercut_rate=series.a.undercut_suffered_rate,
-            )
-        if cfg.n_hands:
-            agent.seed(self.seed)
-            _reseed(opponent, self.seed)
-            hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=self.seed, rules=self.rules)
-            out["hands"] = hands.to_dict()
-            summary.update(
-                hand_win_rate=hands.hand_win_rate,
-                points_per_hand=hands.points_per_hand,
-                gin_rate=hands.gin_rate,
-                knock_rate=hands.knock_rate,
-                undercut_rate=hands.undercut_rate,
-            )
-        return out
+        """Single hands and series against one opponent (``evaluate_opponent``)."""
+        return evaluate_opponent(agent, name, opponent, self.config, self.rules, self.seed)
 
     def _write_json(self, entry: dict[str, Any], results: dict[str, Any]) -> None:
         kept = [self.recorded_best] if self.recorded_best is not None else []
@@ -309,6 +278,53 @@ class EvalCallback(BaseCallback):
             "history": self.history,
         }
         atomic_write_text(self.run_dir / "eval.json", json.dumps(data, indent=2, default=float))
+
+
+def evaluate_opponent(
+    agent: Any, name: str, opponent: Any, cfg: EvalConfig, rules: RulesConfig, seed: int
+) -> dict[str, Any]:
+    """The trainer's evaluation against one opponent: full results and a flat summary.
+
+    ``cfg.n_series`` full series (``agents.evaluation.evaluate``) and ``cfg.n_hands``
+    single hands (``hand_eval``), both on the deals of ``seed``, with every random stream
+    restarted first, so each evaluation of a run plays the same deals the same way. The
+    summary holds the numbers of the ``eval/`` TensorBoard tags (the hands' figures win
+    where both are measured). Both training backends use it.
+
+    Returns:
+        ``{"summary": {...}, "series": <EvalResult dict>, "hands": <HandEvalResult dict>}``.
+    """
+    out: dict[str, Any] = {"summary": {}}
+    summary = out["summary"]
+    if cfg.n_series:
+        _reseed(agent, seed)
+        series = evaluate(
+            agent, opponent, cfg.n_series, seed=seed, rules=rules, progress=False,
+            max_hands_per_series=cfg.max_hands_per_series, name_a="agent", name_b=name,
+        )  # fmt: skip
+        out["series"] = series.to_dict()
+        summary.update(
+            series_win_rate=series.series_win_rate,
+            series_points_per_hand=series.points_per_hand,
+            hand_win_rate=series.hand_win_rate,
+            points_per_hand=series.points_per_hand,
+            gin_rate=series.a.gin_rate,
+            knock_rate=series.a.knock_rate,
+            undercut_rate=series.a.undercut_suffered_rate,
+        )
+    if cfg.n_hands:
+        _reseed(agent, seed)
+        _reseed(opponent, seed)
+        hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=seed, rules=rules)
+        out["hands"] = hands.to_dict()
+        summary.update(
+            hand_win_rate=hands.hand_win_rate,
+            points_per_hand=hands.points_per_hand,
+            gin_rate=hands.gin_rate,
+            knock_rate=hands.knock_rate,
+            undercut_rate=hands.undercut_rate,
+        )
+    return out
 
 
 def _reseed(policy: Any, seed: int) -> None:

@@ -42,13 +42,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation import evaluate
 from agents.model_policy import load_policy
 from agents.ray_cluster import ray_cluster
 from agents.rllib_policy import POLICY_FILE, RLlibPolicy, policy_spec
+from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import CheckpointError, TrainState, atomic_write_text
 from agents.training.config import ConfigError, PPOConfig, TrainConfig, load_config, save_config
-from agents.training.hand_eval import evaluate_hands
 from agents.training.runner import TrainResult, load_run_config, make_run_dir
 
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
@@ -272,38 +271,7 @@ def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[st
     cfg, seed = config.eval, config.eval.seed
     out: dict[str, dict[str, Any]] = {}
     for name in cfg.opponents:
-        opponent = load_policy(name, seed)
-        entry: dict[str, Any] = {"summary": {}}
-        summary = entry["summary"]
-        if cfg.n_series:
-            series = evaluate(
-                agent, opponent, cfg.n_series, seed=seed, rules=config.rules, progress=False,
-                max_hands_per_series=cfg.max_hands_per_series, name_a="agent", name_b=name,
-            )  # fmt: skip
-            entry["series"] = series.to_dict()
-            summary.update(
-                series_win_rate=series.series_win_rate,
-                series_points_per_hand=series.points_per_hand,
-                hand_win_rate=series.hand_win_rate,
-                points_per_hand=series.points_per_hand,
-                gin_rate=series.a.gin_rate,
-                knock_rate=series.a.knock_rate,
-                undercut_rate=series.a.undercut_suffered_rate,
-            )
-        if cfg.n_hands:
-            reseed = getattr(opponent, "seed", None)
-            if callable(reseed):
-                reseed(seed)
-            hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=seed, rules=config.rules)
-            entry["hands"] = hands.to_dict()
-            summary.update(
-                hand_win_rate=hands.hand_win_rate,
-                points_per_hand=hands.points_per_hand,
-                gin_rate=hands.gin_rate,
-                knock_rate=hands.knock_rate,
-                undercut_rate=hands.undercut_rate,
-            )
-        out[name] = entry
+        out[name] = evaluate_opponent(agent, name, load_policy(name, seed), cfg, config.rules, seed)
     return out
 
 
