@@ -13,6 +13,32 @@ from agents.evaluation.results import EvalResult, LeagueResult, Rating, jsonable
 from agents.evaluation.stats import RATING_METHOD, bradley_terry, rating_draws
 from agents.model_policy import load_policy
 from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.policy import Policy
+
+
+def league_players(
+    policies: Sequence[PolicyLike] | Mapping[str, PolicyLike], seed: int
+) -> tuple[list[str], list[Policy]]:
+    """The league's names and loaded policies (every one loaded before any game).
+
+    Raises:
+        ValueError: fewer than two players or a repeated name; ``PolicyLoadError`` for a
+            policy that cannot be loaded.
+    """
+    items = (
+        list(policies.items())
+        if isinstance(policies, Mapping)
+        else [(str(p) if isinstance(p, str) else None, p) for p in policies]
+    )
+    if len(items) < 2:
+        raise ValueError(f"a league needs at least two players, got {len(items)}")
+    players = [load_policy(spec, seed) for _, spec in items]
+    names = [
+        name or policy_name(spec, pol) for pol, (name, spec) in zip(players, items, strict=True)
+    ]
+    if len(set(names)) != len(names):
+        raise ValueError(f"league players must have distinct names, got {names}")
+    return names, players
 
 
 def league(
@@ -42,27 +68,14 @@ def league(
         ValueError: fewer than two players or a repeated name; ``PolicyLoadError`` for a
             policy that cannot be loaded (checked before any game is played).
     """
-    items = (
-        list(policies.items())
-        if isinstance(policies, Mapping)
-        else [(str(p) if isinstance(p, str) else None, p) for p in policies]
-    )
-    if len(items) < 2:
-        raise ValueError(f"a league needs at least two players, got {len(items)}")
-    resolved = [(name, load_policy(spec, seed)) for name, spec in items]
-    names = [
-        name or policy_name(spec, pol)
-        for (name, pol), (_, spec) in zip(resolved, items, strict=True)
-    ]
-    if len(set(names)) != len(names):
-        raise ValueError(f"league players must have distinct names, got {names}")
+    names, players = league_players(policies, seed)
     k = len(names)
     start = time.perf_counter()
     pairs: list[EvalResult] = []
     for i, j in itertools.combinations(range(k), 2):
         pairs.append(
             evaluate(
-                resolved[i][1], resolved[j][1], n_series, seed, rules, duplicate, progress,
+                players[i], players[j], n_series, seed, rules, duplicate, progress,
                 name_a=names[i], name_b=names[j],
             )
         )  # fmt: skip

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluation.league import summarize_league
+from agents.evaluation.league import league_players, summarize_league
 from agents.evaluation.match import (
     MAX_HANDS_PER_SERIES,
     MatchPlan,
@@ -39,7 +39,6 @@ from agents.evaluation.match import (
 )
 from agents.evaluation.results import EvalResult, LeagueResult
 from agents.evaluation.tally import MatchTally
-from agents.model_policy import load_policy
 from agents.ray_cluster import ray_cluster
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
@@ -175,22 +174,10 @@ def league_sharded(
     Raises:
         ValueError: as ``league``.
     """
-    items = (
-        list(policies.items())
-        if isinstance(policies, Mapping)
-        else [(str(p) if isinstance(p, str) else None, p) for p in policies]
-    )
-    if len(items) < 2:
-        raise ValueError(f"a league needs at least two players, got {len(items)}")
     if n_series < 1:
         raise ValueError(f"n_series must be >= 1, got {n_series}")
     rules = rules or RulesConfig()
-    resolved = [load_policy(spec, seed) for _, spec in items]
-    names = [
-        name or policy_name(spec, pol) for pol, (name, spec) in zip(resolved, items, strict=True)
-    ]
-    if len(set(names)) != len(names):
-        raise ValueError(f"league players must have distinct names, got {names}")
+    names, resolved = league_players(policies, seed)
     start = time.perf_counter()
     plan = MatchPlan.make(n_series, seed, duplicate)
     shards = shards or default_shards()
