@@ -4,7 +4,7 @@ The rllib backend (``agents.training.rllib_backend``) trains
 ``agents.rllib_net.MaskedActorCritic`` inside an RLlib ``RLModule`` and writes, in each
 checkpoint folder it saves, a small ``hgin_policy.json``: the network's shape and where
 its weights are (in an Algorithm checkpoint, RLlib 2.x keeps them in
-``learner_group/learner/rl_module/default_policy/module_state.pkl``, a pickled dict of
+``learner_group/learner/rl_module/<module>/module_state.pkl``, a pickled dict of
 numpy arrays). ``RLlibPolicy`` rebuilds the network from those files and plays
 greedily, so ``evaluate.py``, ``play.py`` and ``load_policy`` accept an RLlib checkpoint
 (or a run folder holding ``final_model/``) like a ``.zip`` model.
@@ -26,17 +26,27 @@ from hgin_env.envs.observation import OBS_DIM, plain_observations
 #: the file that marks a checkpoint folder as one of ours
 POLICY_FILE = "hgin_policy.json"
 POLICY_FORMAT = "hollywood-gin rllib policy 1"
-#: where RLlib 2.x saves the module's weights inside an Algorithm checkpoint
-MODULE_STATE = "learner_group/learner/rl_module/default_policy/module_state.pkl"
+#: RLlib's module id of a single-agent run
+DEFAULT_MODULE = "default_policy"
+#: the module both seats share in self-play (RLlib runs a lone ``default_policy`` as
+#: single-agent, so the self-play module needs another id)
+SHARED_MODULE = "shared"
+#: where RLlib 2.x saves a module's weights inside an Algorithm checkpoint
+MODULE_STATE = "learner_group/learner/rl_module/{module}/module_state.pkl"
 #: the final model inside an rllib run folder
 FINAL_MODEL = "final_model"
 
 
-def policy_spec(net_arch: tuple[int, ...], activation: str, obs_dim: int = OBS_DIM) -> dict:
-    """The ``hgin_policy.json`` content of a checkpoint of this network."""
+def policy_spec(
+    net_arch: tuple[int, ...],
+    activation: str,
+    obs_dim: int = OBS_DIM,
+    module: str = DEFAULT_MODULE,
+) -> dict:
+    """The ``hgin_policy.json`` content of a checkpoint of module ``module`` of this network."""
     return {
         "format": POLICY_FORMAT,
-        "module_state": MODULE_STATE,
+        "module_state": MODULE_STATE.format(module=module),
         "obs_dim": obs_dim,
         "net_arch": list(net_arch),
         "activation": activation,

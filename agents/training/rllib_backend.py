@@ -6,6 +6,9 @@ by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
 - each env runner steps one batched env of ``ppo.n_envs`` games
   (``agents.training.rllib_env``: NEXT_STEP autoreset, the action mask in the
   observation), and the RLModule masks its own logits (``agents.training.rllib_module``);
+- ``opponents.selfplay.enabled``: shared-policy self-play instead, both seats of
+  ``ppo.n_envs`` PettingZoo games per env runner played by one module, ``shared``
+  (``agents.training.rllib_selfplay``; no snapshot pool, so its fields are refused);
 - ``ppo.*`` maps onto ``PPOConfig`` as in ``FIELD_MAP``; fields RLlib has no meaning for
   are refused with a ``ConfigError`` naming the field (``check_config``);
 - evaluations use the project's own evaluator (``agents.evaluation.evaluate`` and the
@@ -44,11 +47,25 @@ import numpy as np
 
 from agents.model_policy import load_policy
 from agents.ray_cluster import ray_cluster
-from agents.rllib_policy import POLICY_FILE, RLlibPolicy, policy_spec
+from agents.rllib_policy import (
+    DEFAULT_MODULE,
+    POLICY_FILE,
+    SHARED_MODULE,
+    RLlibPolicy,
+    policy_spec,
+)
 from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import CheckpointError, TrainState, atomic_write_text
-from agents.training.config import ConfigError, PPOConfig, TrainConfig, load_config, save_config
+from agents.training.config import (
+    ConfigError,
+    PPOConfig,
+    SelfPlayConfig,
+    TrainConfig,
+    load_config,
+    save_config,
+)
 from agents.training.runner import TrainResult, load_run_config, make_run_dir
+from hgin_env.envs.config import EnvConfig
 
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
 FIELD_MAP = {
@@ -96,11 +113,6 @@ def check_config(config: TrainConfig) -> None:
         ),
         (p.device != "cpu", "ppo.device", f"{p.device!r}: only cpu"),
         (
-            config.opponents.selfplay.enabled,
-            "opponents.selfplay.enabled",
-            "self-play is not available (bots, shipped models and mixes are)",
-        ),
-        (
             config.pretrain.active,
             "pretrain",
             "init_from / teacher start a MaskablePPO network; not available",
@@ -112,9 +124,37 @@ def check_config(config: TrainConfig) -> None:
         ),
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
     ]
+    if config.opponents.selfplay.enabled:
+        refusals += selfplay_refusals(config)
     for refused, field, why in refusals:
         if refused:
             raise ConfigError(f"{field} is not supported by the rllib backend: {why}")
+
+
+def selfplay_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
+    """The self-play fields with no meaning here: there is no snapshot pool.
+
+    On this backend, ``opponents.selfplay.enabled`` means shared-policy self-play: both
+    seats of the PettingZoo env are the learning policy, in every game.
+    """
+    sp, default = config.opponents.selfplay, SelfPlayConfig()
+    pool = "both seats play the learning policy itself; there is no snapshot pool"
+    refusals = [
+        (
+            sp.weight != 1.0,
+            "opponents.selfplay.weight",
+            f"{sp.weight}: every game is self-play here; set it to 1.0",
+        ),
+        (
+            config.env.agent_seat != EnvConfig().agent_seat,
+            "env.agent_seat",
+            "in self-play the policy takes both seats",
+        ),
+    ]
+    for name in ("snapshot_every", "pool_size", "sampling", "decay", "deterministic"):
+        changed = getattr(sp, name) != getattr(default, name)
+        refusals.append((changed, f"opponents.selfplay.{name}", pool))
+    return refusals
 
 
 def rollout_steps(config: TrainConfig, env_runners: int) -> int:
@@ -134,16 +174,18 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
 
     from agents.training.rllib_env import RLlibEntryEnv, seed_worker
     from agents.training.rllib_module import MaskedPPOModule
+    from agents.training.rllib_selfplay import RLlibSelfPlayEnv, shared_policy
 
     p = config.ppo
     lr: Any = p.learning_rate
     if p.lr_schedule == "linear":
         lr = [[0, p.learning_rate], [config.total_timesteps, 0.0]]
-    return (
+    selfplay = config.opponents.selfplay.enabled
+    algo = (
         RLlibPPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .environment(
-            env=RLlibEntryEnv,
+            env=RLlibSelfPlayEnv if selfplay else RLlibEntryEnv,
             env_config={"config": config.to_dict()},
             # RLlib's env pre-check steps random, unmasked actions; the engine then
             # (rightly) raises, and RLlib reports "does not abide to the new
@@ -153,7 +195,8 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
         .env_runners(
             num_env_runners=env_runners,
             num_envs_per_env_runner=p.n_envs,
-            gym_env_vectorize_mode="vector_entry_point",
+            # self-play: RLlib's own vector of n_envs PettingZoo games
+            gym_env_vectorize_mode="sync" if selfplay else "vector_entry_point",
             rollout_fragment_length=p.n_steps,
             num_cpus_per_env_runner=1,
         )
@@ -186,12 +229,20 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
         .callbacks(on_environment_created=seed_worker)
         .debugging(log_level="WARN")
     )
+    if selfplay:
+        algo = algo.multi_agent(policies={SHARED_MODULE}, policy_mapping_fn=shared_policy)
+    return algo
 
 
-def module_state(algo: Any) -> dict[str, np.ndarray]:
-    """The learner's current RLModule weights (numpy arrays, as RLlib saves them)."""
-    state = algo.learner_group.get_state(components="learner/rl_module/default_policy")
-    return state["learner"]["rl_module"]["default_policy"]
+def module_id(config: TrainConfig) -> str:
+    """The RLModule the run trains: ``shared`` in self-play, else RLlib's default."""
+    return SHARED_MODULE if config.opponents.selfplay.enabled else DEFAULT_MODULE
+
+
+def module_state(algo: Any, module: str = DEFAULT_MODULE) -> dict[str, np.ndarray]:
+    """The learner's current weights of RLModule ``module`` (numpy arrays, as RLlib saves them)."""
+    state = algo.learner_group.get_state(components=f"learner/rl_module/{module}")
+    return state["learner"]["rl_module"][module]
 
 
 def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig) -> Path:
@@ -202,7 +253,7 @@ def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig
     with (tmp / "module_state.pkl").open("wb") as f:
         pickle.dump(state, f)
     spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
-    spec["module_state"] = "module_state.pkl"
+    spec["module_state"] = "module_state.pkl"  # the weights alone, next to the spec
     (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
     shutil.rmtree(folder, ignore_errors=True)
     os.replace(tmp, folder)
@@ -227,7 +278,7 @@ def write_checkpoint(
     tmp = path.with_name(f".{path.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
+    spec = policy_spec(config.ppo.net_arch, config.ppo.activation, module=module_id(config))
     (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
     shutil.rmtree(path, ignore_errors=True)
     os.replace(tmp, path)
@@ -295,10 +346,12 @@ class Session:
         """RLlib's rollout and learner statistics under SB3-like tags."""
         steps, scalar = self.state.steps, self.writer.add_scalar
         runners = result.get("env_runners", {})
-        if "episode_return_mean" in runners and not math.isnan(runners["episode_return_mean"]):
-            scalar("rollout/ep_rew_mean", runners["episode_return_mean"], steps)
-            scalar("rollout/ep_len_mean", runners.get("episode_len_mean", 0.0), steps)
-        learner = result.get("learners", {}).get("default_policy", {})
+        if "episode_len_mean" in runners and not math.isnan(runners["episode_len_mean"]):
+            scalar("rollout/ep_len_mean", runners["episode_len_mean"], steps)
+            # in self-play the two seats' returns sum to zero: no curve to draw
+            if not self.config.opponents.selfplay.enabled:
+                scalar("rollout/ep_rew_mean", runners["episode_return_mean"], steps)
+        learner = result.get("learners", {}).get(module_id(self.config), {})
         for ours, theirs in (
             ("train/policy_gradient_loss", "policy_loss"),
             ("train/value_loss", "vf_loss"),
@@ -314,7 +367,7 @@ class Session:
     def run_evaluation(self) -> dict[str, Any]:
         """Evaluate the learner's weights; log, keep the best policy, write ``eval.json``."""
         start = time.perf_counter()
-        weights = module_state(self.algo)
+        weights = module_state(self.algo, module_id(self.config))
         folder = write_policy(self.run_dir / ".eval_policy", weights, self.config)
         agent = RLlibPolicy(folder, name="agent")
         results = evaluate_agent(agent, self.config)
@@ -467,7 +520,8 @@ def _learn(session: Session, fresh: bool) -> TrainResult:
             final_eval = session.history[-1]
         if state.last_checkpoint_steps != state.steps:
             session.checkpoint()
-        write_policy(session.run_dir / "final_model", module_state(algo), config)
+        weights = module_state(algo, module_id(config))
+        write_policy(session.run_dir / "final_model", weights, config)
     except KeyboardInterrupt:
         interrupted = True
         seconds = seconds or time.perf_counter() - start

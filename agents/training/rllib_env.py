@@ -17,8 +17,9 @@ of the agent against the training opponents on one engine), shaped the way RLlib
   ones (``env.illegal_action: raise``), never a silent default.
 
 The opponents are the config's (``agents.training.opponents``: bots, shipped models,
-mixes); self-play is not supported on this backend. ``RLlibEntryEnv`` is the class RLlib
-builds in each env runner. It imports no Ray.
+mixes); self-play trains through the PettingZoo env instead
+(``agents.training.rllib_selfplay``). ``RLlibEntryEnv`` is the class RLlib builds in each
+env runner. It imports no Ray.
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ class RLlibGinEnv(VectorEnv):
         opponent_seed: int | None = None,
     ) -> None:
         if config.opponents.selfplay.enabled:
-            raise ValueError("opponents.selfplay is not supported by the rllib backend")
+            raise ValueError(
+                "self-play trains on RLlibSelfPlayEnv (agents.training.rllib_selfplay)"
+            )
         self.opponents = TrainingOpponents(
             config.opponents,
             num_envs,
@@ -167,6 +170,12 @@ def seed_worker(*, env_runner: Any, env: Any, **kwargs: Any) -> None:
     """
     import torch
 
-    games, draws = worker_seeds(env.run_seed, int(env_runner.worker_index))
-    env.core.seed(games)
+    single_games = getattr(env, "envs", None)  # self-play: RLlib's vector of one-game envs
+    run_seed = env.run_seed if single_games is None else single_games[0].unwrapped.run_seed
+    games, draws = worker_seeds(run_seed, int(env_runner.worker_index))
+    if single_games is None:
+        env.core.seed(games)
+    else:  # agents.training.rllib_selfplay: game i deals from games + i
+        for i, game in enumerate(single_games):
+            game.unwrapped.seed_games(games + i)
     torch.manual_seed(draws)

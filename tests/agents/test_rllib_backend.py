@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -97,7 +99,6 @@ def test_masked_logits_keep_only_legal_actions():
         ("ppo.target_kl=0.02", "ppo.target_kl"),
         ("ppo.normalize_advantage=false", "ppo.normalize_advantage"),
         ("ppo.device=cuda", "ppo.device"),
-        ("opponents.selfplay.enabled=true", "opponents.selfplay.enabled"),
         ("pretrain.teacher=simple", "pretrain"),
         ("stats_window=100", "stats_window"),
     ],
@@ -246,3 +247,37 @@ def test_resume_continues_the_run(trained):
     history = json.loads((trained.run_dir / "eval.json").read_text())["history"]
     assert result.steps >= 1100 and len(history) == 2 and history[0]["steps"] < history[1]["steps"]
     assert len(list((trained.run_dir / "checkpoints").glob("ckpt_*.json"))) == 2
+
+
+def test_ctrl_c_writes_a_checkpoint_to_resume_from(ray_local, tmp_path):
+    """SIGINT in a running ``train.py --backend rllib``: a checkpoint at that step, exit 130."""
+    cmd = [
+        sys.executable, "train.py", "--backend", "rllib", "--address", ray_local.address,
+        "--set", "total_timesteps=10000000", "--set", "progress_bar=true",
+        "--set", "ppo.n_envs=8", "--set", "ppo.n_steps=16", "--set", "ppo.batch_size=64",
+        "--set", "eval.every_steps=0", "--set", "checkpoint.every_steps=0",
+        "--set", f"runs_dir={tmp_path}", "--run-name", "ctrl-c",
+    ]  # fmt: skip
+    env = os.environ | {"PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        steps_lines = 0
+        for line in proc.stdout:
+            steps_lines += line.startswith("step ")
+            if steps_lines == 2:
+                break
+        assert steps_lines == 2, proc.stderr.read() if proc.stderr else ""
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-2000:]
+    (note,) = [line for line in out.splitlines() if line.startswith("interrupted at step")]
+    (state,) = (tmp_path / "ctrl-c" / "checkpoints").glob("ckpt_*.json")
+    steps = json.loads(state.read_text())["steps"]
+    assert f"interrupted at step {steps:,}:" in note and steps > 0
+    assert "continue with: python train.py --backend rllib --resume" in out
