@@ -22,7 +22,6 @@ eval/...                      see ``EvalCallback``
 
 from __future__ import annotations
 
-import json
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,12 +37,12 @@ from agents.model_policy import load_policy
 from agents.torch_policy import TorchPolicy
 from agents.training.checkpoint import (
     TrainState,
-    atomic_write_text,
     prune_pool_files,
     save_model,
     write_checkpoint,
 )
 from agents.training.config import EvalConfig, TrainConfig
+from agents.training.eval_record import EvalRecord
 from agents.training.hand_eval import evaluate_hands
 from agents.training.opponents import TrainingOpponents
 from hgin_env.engine.config import RulesConfig
@@ -162,15 +161,9 @@ class EvalCallback(BaseCallback):
     - ``eval/<best_metric>`` (mean over opponents) and ``eval/best_<best_metric>``.
 
     The model with the best mean ``best_metric`` so far is saved as ``best_model.zip``;
-    ``eval.json`` holds the latest evaluation in full, the best one and a short history.
-
-    On resume (a run continued from its checkpoint at step S), the history keeps only
-    its entries up to S: later ones come from the part of the stopped session that the
-    resumed run trains again, so the history stays one increasing record of the run that
-    continues. The recorded best (``eval.json``'s ``best``, which describes the
-    ``best_model.zip`` on disk) is kept even when it came from that lost part (it is then
-    marked ``"from_stopped_session": true``): ``best_model.zip`` is replaced only by a
-    model that scores better than it.
+    ``eval.json`` holds the latest evaluation in full, the best one and a short history
+    (``agents.training.eval_record``, shared with the rllib backend; it also says how a
+    resumed run keeps them).
 
     Args:
         config: the whole training config (``eval`` and ``rules`` are used).
@@ -194,30 +187,12 @@ class EvalCallback(BaseCallback):
         self.state = state
         self.on_result = on_result
         self.opponents = {name: load_policy(name, self.seed) for name in self.config.opponents}
-        self.recorded_best: dict[str, Any] | None = None
-        self.history: list[dict[str, Any]] = self._read_history()
+        self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model.zip", state)
 
-    def _read_history(self) -> list[dict[str, Any]]:
-        """The history up to the checkpoint's step; adopts the recorded best (see above)."""
-        try:
-            data = json.loads((self.run_dir / "eval.json").read_text())
-        except (OSError, ValueError):
-            return []
-        steps = self.state.steps
-        history = [e for e in data.get("history", []) if e.get("steps", 0) <= steps]
-        best = data.get("best")
-        value = best.get("value") if isinstance(best, dict) else None
-        if (
-            isinstance(value, int | float)
-            and data.get("metric") == self.config.best_metric
-            and (self.run_dir / "best_model.zip").is_file()
-            and (self.state.best_metric is None or value > self.state.best_metric)
-        ):
-            self.state.best_metric, self.state.best_steps = value, int(best.get("steps", 0))
-            self.recorded_best = {k: v for k, v in best.items() if k != "model"}
-            if self.state.best_steps > steps:
-                self.recorded_best["from_stopped_session"] = True
-        return history
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The run's evaluations so far (``eval.json``'s history)."""
+        return self.record.history
 
     def _on_step(self) -> bool:
         every = self.config.every_steps
@@ -231,53 +206,27 @@ class EvalCallback(BaseCallback):
         agent = TorchPolicy(
             self.model.policy, deterministic=self.config.deterministic, seed=self.seed
         )
-        record = self.logger.record
-        results: dict[str, Any] = {}
-        for name, opponent in self.opponents.items():
-            entry = results[name] = self._evaluate_one(agent, name, opponent)
-            for key, value in entry["summary"].items():
-                record(f"eval/{key}/{name}", value)
-        metric = self.config.best_metric
-        mean = float(np.mean([r["summary"][metric] for r in results.values()]))
-        steps = self.model.num_timesteps
-        improved = self.state.best_metric is None or mean > self.state.best_metric
-        if improved:
-            self.state.best_metric, self.state.best_steps = mean, steps
-            save_model(self.model, self.run_dir / "best_model.zip")
-        self.state.last_eval_steps = steps
-        seconds = time.perf_counter() - start
-        record(f"eval/{metric}", mean)
-        record(f"eval/best_{metric}", self.state.best_metric)
-        record("eval/seconds", seconds)
-        self.logger.dump(steps)
-        entry = {
-            "steps": steps,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "seconds": round(seconds, 3),
-            "metric": metric,
-            "value": mean,
-            "opponents": {name: r["summary"] for name, r in results.items()},
+        results = {
+            name: self._evaluate_one(agent, name, opponent)
+            for name, opponent in self.opponents.items()
         }
-        self.history.append(entry)
-        self._write_json(entry, results)
+        steps = self.model.num_timesteps
+        entry = self.record.add(
+            results,
+            steps,
+            start,
+            self.logger.record,
+            lambda: save_model(self.model, self.run_dir / "best_model.zip"),
+        )
+        self.logger.dump(steps)
         if self.on_result is not None:
+            metric = self.config.best_metric
             self.on_result(" ".join(f"{n}:{r['summary'][metric]:.2f}" for n, r in results.items()))
         return entry
 
     def _evaluate_one(self, agent: TorchPolicy, name: str, opponent: Any) -> dict[str, Any]:
         """Single hands and series against one opponent (``evaluate_opponent``)."""
         return evaluate_opponent(agent, name, opponent, self.config, self.rules, self.seed)
-
-    def _write_json(self, entry: dict[str, Any], results: dict[str, Any]) -> None:
-        kept = [self.recorded_best] if self.recorded_best is not None else []
-        best = max(kept + self.history, key=lambda e: e["value"])
-        data = {
-            "metric": self.config.best_metric,
-            "latest": {**entry, "details": results},
-            "best": {**best, "model": "best_model.zip"},
-            "history": self.history,
-        }
-        atomic_write_text(self.run_dir / "eval.json", json.dumps(data, indent=2, default=float))
 
 
 def evaluate_opponent(

@@ -64,6 +64,7 @@ from agents.training.config import (
     load_config,
     save_config,
 )
+from agents.training.eval_record import EvalRecord
 from agents.training.runner import TrainResult, load_run_config, make_run_dir
 from hgin_env.envs.config import EnvConfig
 
@@ -191,6 +192,10 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
             # (rightly) raises, and RLlib reports "does not abide to the new
             # gymnasium-style API". Masking is the module's job, so the check is off.
             disable_env_checking=True,
+            # the actions are discrete: RLlib's default unsquash connector has nothing to
+            # do but still walks every game's action each step (about 6% of sampling)
+            normalize_actions=False,
+            clip_actions=False,
         )
         .env_runners(
             num_env_runners=env_runners,
@@ -334,13 +339,12 @@ class Session:
     ) -> None:
         self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
         self.writer = writer
-        self.history: list[dict[str, Any]] = self._read_history()
+        self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model", state)
 
-    def _read_history(self) -> list[dict[str, Any]]:
-        try:
-            return json.loads((self.run_dir / "eval.json").read_text()).get("history", [])
-        except (OSError, ValueError):
-            return []
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The run's evaluations so far (``eval.json``'s history)."""
+        return self.record.history
 
     def log_iteration(self, result: dict[str, Any], fps: float) -> None:
         """RLlib's rollout and learner statistics under SB3-like tags."""
@@ -372,41 +376,15 @@ class Session:
         agent = RLlibPolicy(folder, name="agent")
         results = evaluate_agent(agent, self.config)
         shutil.rmtree(folder, ignore_errors=True)
-        steps, metric, scalar = (
-            self.state.steps,
-            self.config.eval.best_metric,
-            self.writer.add_scalar,
+        steps = self.state.steps
+        entry = self.record.add(
+            results,
+            steps,
+            start,
+            lambda tag, value: self.writer.add_scalar(tag, value, steps),
+            lambda: write_policy(self.run_dir / "best_model", weights, self.config),
         )
-        for name, entry in results.items():
-            for key, value in entry["summary"].items():
-                scalar(f"eval/{key}/{name}", value, steps)
-        mean = float(np.mean([r["summary"][metric] for r in results.values()]))
-        if self.state.best_metric is None or mean > self.state.best_metric:
-            self.state.best_metric, self.state.best_steps = mean, steps
-            write_policy(self.run_dir / "best_model", weights, self.config)
-        self.state.last_eval_steps = steps
-        seconds = time.perf_counter() - start
-        scalar(f"eval/{metric}", mean, steps)
-        scalar(f"eval/best_{metric}", self.state.best_metric, steps)
-        scalar("eval/seconds", seconds, steps)
         self.writer.flush()
-        entry = {
-            "steps": steps,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "seconds": round(seconds, 3),
-            "metric": metric,
-            "value": mean,
-            "opponents": {name: r["summary"] for name, r in results.items()},
-        }
-        self.history.append(entry)
-        best = max(self.history, key=lambda e: e["value"])
-        data = {
-            "metric": metric,
-            "latest": {**entry, "details": results},
-            "best": {**best, "model": "best_model"},
-            "history": self.history,
-        }
-        atomic_write_text(self.run_dir / "eval.json", json.dumps(data, indent=2, default=float))
         return entry
 
     def checkpoint(self) -> Path:

@@ -160,6 +160,7 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
     assert algo.use_kl_loss is False and math.isinf(algo.vf_clip_param)
     assert algo.gym_env_vectorize_mode == "vector_entry_point"
     assert algo.disable_env_checking is True
+    assert algo.normalize_actions is False and algo.clip_actions is False  # discrete actions
 
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
