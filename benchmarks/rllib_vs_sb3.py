@@ -1,19 +1,23 @@
-"""RLlib PPO (batched env, 1 and 2 env runners) against MaskablePPO, and Ray-sharded evaluation.
+"""RLlib PPO (batched env, 0-2 env runners) against MaskablePPO; Ray-sharded evaluation.
 
 Usage::
 
     nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --train [--iterations 3]
     nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --eval [--series 2000]
-    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --parity 100000
+    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --parity 400000 --seeds 0 1 2 3 4
+    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --selfplay 300000
 
 ``--train``: the same config (``configs/default.yaml``: 256 games, 16 steps a rollout)
 trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
 steps per CPU-second counts the CPU time of every process involved (the driver and, for
 RLlib, the Ray processes under it: env runners, raylet, GCS), read from ``/proc``.
-``--eval``: ``expert`` vs ``simple`` over ``--series`` series, locally and sharded over a
-local 2-CPU Ray cluster. ``--parity``: both backends train ``STEPS`` steps on the default
-config, then play 2000 single hands against ``random`` (hand win rate). Each table notes
-the load average (``uptime``) at the time, since the machine is shared.
+``--eval``: ``expert`` vs ``simple`` over ``--series`` series, in one process, over 2 env
+worker processes and sharded over a local 2-CPU Ray cluster. ``--parity``: for each seed,
+both backends train ``STEPS`` steps on the default config, then play 2000 single hands
+against ``random`` (hand win rate); the mean and standard deviation over the seeds close
+the table. ``--selfplay``: ``configs/rllib_selfplay.yaml`` for ``STEPS`` steps, then 2000
+hands against each bot. Each table notes the load average (``uptime``) at the time, since
+the machine is shared.
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
 
 
 def train_table(iterations: int) -> None:
-    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (1 and 2 env runners)."""
+    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (0, 1 and 2 env runners)."""
     from agents.training.config import load_config
 
     config = load_config(ROOT / "configs" / "default.yaml", ["progress_bar=false"])
@@ -111,10 +115,10 @@ def train_table(iterations: int) -> None:
     runs = [("MaskablePPO (SB3)", lambda: bench_sb3(config, iterations))]
     runs += [
         (
-            f"RLlib PPO, {k} env runner{'s' * (k > 1)}",
+            f"RLlib PPO, {k} env runner{'s' * (k > 1)}" if k else "RLlib PPO, driver samples",
             lambda k=k: bench_rllib(config, iterations, k),
         )
-        for k in (1, 2)
+        for k in (0, 1, 2)
     ]
     base = None
     for name, run in runs:
@@ -131,31 +135,50 @@ def train_table(iterations: int) -> None:
 
 
 def eval_table(series: int) -> None:
-    """Wall time of an ``expert`` vs ``simple`` evaluation, locally and on 2 Ray workers."""
+    """Wall time of an ``expert`` vs ``simple`` evaluation: one process, 2 env workers, Ray.
+
+    The last column says whether the result (every figure of its JSON but the timings)
+    equals the one-process run's.
+    """
     import agents  # noqa: F401  - registers the bots
     from agents.evaluation import evaluate
+    from agents.evaluation.parallel import evaluate_parallel
     from agents.evaluation.ray_shards import evaluate_sharded
     from agents.ray_cluster import ray_cluster
 
-    rows = []
-    start = time.perf_counter()
-    local = evaluate("expert", "simple", series, seed=2026, progress=False)
-    rows.append(["local, one process", f"{time.perf_counter() - start:.1f}",
-                 f"{local.series_win_rate:.3f}", load()])  # fmt: skip
+    def figures(result) -> dict:
+        data = result.to_dict()
+        data.pop("seconds"), data.pop("series_per_second")
+        return data
+
+    rows, base = [], None
+    runs = [
+        ("local, one process", lambda: evaluate("expert", "simple", series, seed=2026,
+                                                 progress=False)),
+        ("local, 2 env worker processes", lambda: evaluate_parallel(
+            "expert", "simple", series, seed=2026, progress=False, workers=2)),
+    ]  # fmt: skip
     with ray_cluster(num_cpus=2, log_to_driver=False):
-        start = time.perf_counter()
-        sharded = evaluate_sharded("expert", "simple", series, seed=2026, shards=2)
-        rows.append(["Ray, 2 workers (cluster already up)", f"{time.perf_counter() - start:.1f}",
-                     f"{sharded.series_win_rate:.3f}", load()])  # fmt: skip
+        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate_sharded(
+            "expert", "simple", series, seed=2026, shards=2)))  # fmt: skip
+        for name, run in runs:
+            start = time.perf_counter()
+            result = run()
+            seconds = time.perf_counter() - start
+            base = base or figures(result)
+            rows.append([name, f"{seconds:.1f}", f"{result.series_win_rate:.3f}",
+                         "yes" if figures(result) == base else "NO", load()])  # fmt: skip
     print_table(
         f"expert vs simple, {series} series, seed 2026",
-        ["where", "seconds", "expert series win rate", "load avg"],
+        ["where", "seconds", "expert series win rate", "same result", "load avg"],
         rows,
     )
 
 
-def parity_table(steps: int, seed: int = 0) -> None:
-    """Hand win rate against ``random`` after ``steps`` steps of the default config."""
+def parity_table(steps: int, seeds: list[int]) -> None:
+    """Hand win rate against ``random`` after ``steps`` steps of the default config, per seed."""
+    import numpy as np
+
     import agents  # noqa: F401
     from agents.rllib_policy import RLlibPolicy
     from agents.torch_policy import TorchPolicy
@@ -165,31 +188,68 @@ def parity_table(steps: int, seed: int = 0) -> None:
     from agents.training.runner import train as train_sb3
 
     runs = Path("/tmp/hgin-parity")
-    overrides = [f"total_timesteps={steps}", f"runs_dir={runs}", "progress_bar=false",
-                 f"seed={seed}", "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
-    config = load_config(ROOT / "configs" / "default.yaml", overrides)
-    stamp = time.strftime("%H%M%S")
-    rows = []
-    start = time.perf_counter()
-    sb3 = train_sb3(config, run_name=f"sb3-{stamp}")
-    from sb3_contrib import MaskablePPO
+    rows, wins = [], {"MaskablePPO": [], "RLlib PPO (1 env runner)": []}
+    for seed in seeds:
+        overrides = [f"total_timesteps={steps}", f"runs_dir={runs}", "progress_bar=false",
+                     f"seed={seed}", "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
+        config = load_config(ROOT / "configs" / "default.yaml", overrides)
+        stamp = time.strftime("%H%M%S")
+        start = time.perf_counter()
+        sb3 = train_sb3(config, run_name=f"sb3-{seed}-{stamp}")
+        from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(sb3.run_dir / "final_model.zip", device="cpu")
-    agent = TorchPolicy(model.policy, deterministic=True)
-    res = evaluate_hands(agent, "random", 2000, seed=77)
-    rows.append(["MaskablePPO", f"{sb3.steps:,}", f"{res.hand_win_rate:.3f}",
-                 f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
-    start = time.perf_counter()
-    rl = train_rllib(config, run_name=f"rllib-{stamp}", env_runners=1)
-    res = evaluate_hands(RLlibPolicy(rl.run_dir), "random", 2000, seed=77)
-    rows.append(["RLlib PPO (1 env runner)", f"{rl.steps:,}", f"{res.hand_win_rate:.3f}",
-                 f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
+        model = MaskablePPO.load(sb3.run_dir / "final_model.zip", device="cpu")
+        agent = TorchPolicy(model.policy, deterministic=True)
+        res = evaluate_hands(agent, "random", 2000, seed=77)
+        wins["MaskablePPO"].append(res.hand_win_rate)
+        rows.append([seed, "MaskablePPO", f"{sb3.steps:,}", f"{res.hand_win_rate:.3f}",
+                     f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
+        start = time.perf_counter()
+        rl = train_rllib(config, run_name=f"rllib-{seed}-{stamp}", env_runners=1)
+        res = evaluate_hands(RLlibPolicy(rl.run_dir), "random", 2000, seed=77)
+        wins["RLlib PPO (1 env runner)"].append(res.hand_win_rate)
+        rows.append([seed, "RLlib PPO (1 env runner)", f"{rl.steps:,}",
+                     f"{res.hand_win_rate:.3f}", f"{time.perf_counter() - start:.0f}",
+                     load()])  # fmt: skip
+    for name, rates in wins.items():
+        sd = np.std(rates, ddof=1) if len(rates) > 1 else 0.0
+        rows.append([f"mean of {len(rates)}", name, "", f"{np.mean(rates):.3f} (sd {sd:.3f})",
+                     "", ""])  # fmt: skip
     print_table(
-        f"Learning parity: default config, training seed {seed}, then 2000 hands against "
-        "random (seed 77)",
-        ["backend", "steps", "hand win rate vs random", "seconds", "load avg"],
+        f"Learning parity: default config ({steps:,} steps against simple), then 2000 hands "
+        "against random (seed 77)",
+        ["training seed", "backend", "steps", "hand win rate vs random", "seconds", "load avg"],
         rows,
     )
+
+
+def selfplay_table(steps: int) -> None:
+    """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
+    import agents  # noqa: F401
+    from agents.rllib_policy import RLlibPolicy
+    from agents.training.config import load_config
+    from agents.training.hand_eval import evaluate_hands
+    from agents.training.rllib_backend import train as train_rllib
+
+    overrides = [f"total_timesteps={steps}", "runs_dir=/tmp/hgin-parity", "progress_bar=false",
+                 "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
+    config = load_config(ROOT / "configs" / "rllib_selfplay.yaml", overrides)
+    start = time.perf_counter()
+    rl = train_rllib(config, run_name=f"selfplay-{time.strftime('%H%M%S')}", env_runners=1)
+    seconds = time.perf_counter() - start
+    agent = RLlibPolicy(rl.run_dir)
+    rows = []
+    for opponent in ("random", "simple", "expert"):
+        res = evaluate_hands(agent, opponent, 2000, seed=77)
+        rows.append([f"{rl.steps:,}", f"{rl.fps:,.0f}", f"{seconds:.0f}", opponent,
+                     f"{res.hand_win_rate:.3f}", f"{res.points_per_hand:+.2f}",
+                     load()])  # fmt: skip
+    print_table(
+        "Self-play, configs/rllib_selfplay.yaml (1 env runner), then 2000 hands per bot",
+        ["steps", "steps/s", "seconds", "opponent", "hand win rate", "points per hand",
+         "load avg"],
+        rows,
+    )  # fmt: skip
 
 
 def main() -> None:
@@ -200,14 +260,17 @@ def main() -> None:
     parser.add_argument("--eval", action="store_true", help="sharded evaluation table")
     parser.add_argument("--series", type=int, default=2000, help="series of --eval")
     parser.add_argument("--parity", type=int, metavar="STEPS", help="learning parity table")
-    parser.add_argument("--seed", type=int, default=0, help="training seed of --parity")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds of --parity")
+    parser.add_argument("--selfplay", type=int, metavar="STEPS", help="rllib self-play table")
     args = parser.parse_args()
     if args.train:
         train_table(args.iterations)
     if args.eval:
         eval_table(args.series)
     if args.parity:
-        parity_table(args.parity, args.seed)
+        parity_table(args.parity, args.seeds)
+    if args.selfplay:
+        selfplay_table(args.selfplay)
 
 
 if __name__ == "__main__":
