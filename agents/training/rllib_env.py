@@ -8,9 +8,12 @@ of the agent against the training opponents on one engine), shaped the way RLlib
   bookkeeping assumes): a game whose episode ended in step t returns that episode's last
   observation at t; at t + 1 it ignores its action, starts a new episode and returns the
   first observation with reward 0 and both flags false;
-- an observation is ``{"observations": float32[OBS_DIM], "action_mask": float32[107]}``
-  (1.0 = legal), so the RLModule masks its logits itself
-  (``agents.training.rllib_module``). A game between episodes has an all-zero mask;
+- an observation is one ``float32[OBS_DIM + 107]`` row: the encoded view, then the
+  legal-action mask (1.0 = legal; ``split_observation``), so the RLModule masks its
+  logits itself (``agents.training.rllib_module``). One flat array rather than a ``Dict``
+  space: RLlib's connectors walk every game's observation at every step, and with a
+  ``Dict`` the driver spent 13% and 32% more CPU time (two A/B runs of 4 iterations).
+  A game between episodes has an all-zero mask;
 - infos are empty: RLlib turns a vector info dict into one dict per game at every step,
   and the facts the project logs come from its own evaluator instead;
 - an illegal action raises the engine's ``ValueError`` naming the action and the legal
@@ -43,14 +46,22 @@ from hgin_env.envs.gym_env import action_space, observation_space
 LOCAL_WORKER = 0
 
 
-def single_observation_space(obs_dim: int) -> spaces.Dict:
-    """One game's observation: the encoded view and the legal-action mask."""
-    return spaces.Dict(
-        {
-            "observations": observation_space(obs_dim),
-            "action_mask": spaces.Box(0.0, 1.0, shape=(N_ACTIONS,), dtype=np.float32),
-        }
-    )
+def single_observation_space(obs_dim: int) -> spaces.Box:
+    """One game's observation: the encoded view, then the legal-action mask (0 or 1)."""
+    view = observation_space(obs_dim)
+    low = np.concatenate([view.low, np.zeros(N_ACTIONS, np.float32)])
+    high = np.concatenate([view.high, np.ones(N_ACTIONS, np.float32)])
+    return spaces.Box(low, high, dtype=np.float32)
+
+
+def split_observation(obs: Any) -> tuple[Any, Any]:
+    """``(view, mask)`` of observations of this layout (numpy arrays or torch tensors)."""
+    return obs[..., :-N_ACTIONS], obs[..., -N_ACTIONS:]
+
+
+def join_observation(view: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """float32 rows of this layout from views and bool or 0/1 masks (one row or a batch)."""
+    return np.concatenate([view, mask.astype(np.float32)], axis=-1, dtype=np.float32)
 
 
 class RLlibGinEnv(VectorEnv):
@@ -97,7 +108,7 @@ class RLlibGinEnv(VectorEnv):
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new episode in every game (``seed``: an int s gives game i ``s + i``)."""
         super().reset(seed=seed if isinstance(seed, int) else None)
         if seed is not None:
@@ -108,7 +119,7 @@ class RLlibGinEnv(VectorEnv):
 
     def step(
         self, actions: np.ndarray
-    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step the live games; restart the games whose episode ended in the previous step."""
         core = self.core
         restart = self._ended.copy()
@@ -130,11 +141,8 @@ class RLlibGinEnv(VectorEnv):
         """bool[N, 107]: each game's legal actions (none for a game between episodes)."""
         return self.core.action_masks()
 
-    def _observe(self) -> dict[str, np.ndarray]:
-        return {
-            "observations": self.core.observe(),
-            "action_mask": self.core.action_masks().astype(np.float32),
-        }
+    def _observe(self) -> np.ndarray:
+        return join_observation(self.core.observe(), self.core.action_masks())
 
 
 def worker_seeds(seed: int, worker: int) -> tuple[int, int]:

@@ -11,8 +11,8 @@ autoreset).
 Turn-based, as the game: a step returns an observation for the agent to act next only
 (one player may act twice in a row: draw, then discard); when a game ends, both agents
 get their last observation, their reward and ``terminated`` (or ``truncated``: a hand
-past ``max_turns_per_hand``). Observations have the single-agent backend's layout,
-``{"observations": float32[OBS_DIM], "action_mask": float32[107]}``, so the module, its
+past ``max_turns_per_hand``). Observations have the single-agent backend's layout
+(``float32[OBS_DIM + 107]``: the view, then the legal-action mask), so the module, its
 masking and the saved policy are the same as when training against bots; an illegal
 action raises the engine's ``ValueError`` (``env.illegal_action: raise``).
 """
@@ -27,7 +27,7 @@ from ray.rllib.utils.typing import MultiAgentDict
 
 from agents.rllib_policy import SHARED_MODULE
 from agents.training.config import TrainConfig, build_config
-from agents.training.rllib_env import single_observation_space
+from agents.training.rllib_env import join_observation, single_observation_space
 from hgin_env.envs import pettingzoo_env
 from hgin_env.envs.gym_env import action_space
 from hgin_env.envs.observation import OBS_DIM
@@ -95,9 +95,6 @@ class RLlibSelfPlayEnv(MultiAgentEnv):
         truncateds: MultiAgentDict = {a: truncated for a in (*AGENTS, "__all__")}
         return obs, rewards, terminateds, truncateds, {}
 
-    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _observe(self, agent: str) -> np.ndarray:
         seen = self.game.observe(agent)
-        return {
-            "observations": seen["observation"],
-            "action_mask": seen["action_mask"].astype(np.float32),
-        }
+        return join_observation(seen["observation"], seen["action_mask"])

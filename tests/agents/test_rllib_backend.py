@@ -15,7 +15,7 @@ import pytest
 
 from agents.model_policy import PolicyLoadError, load_policy
 from agents.training.config import ConfigError, build_config
-from agents.training.rllib_env import RLlibEntryEnv, RLlibGinEnv
+from agents.training.rllib_env import RLlibEntryEnv, RLlibGinEnv, split_observation
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {
@@ -34,6 +34,11 @@ def first_legal(masks: np.ndarray) -> np.ndarray:
     return np.asarray(masks, bool).argmax(axis=1)
 
 
+def mask_of(obs: np.ndarray) -> np.ndarray:
+    """The legal-action mask part of the env's observations."""
+    return split_observation(obs)[1]
+
+
 def test_the_env_autoresets_on_the_next_step():
     """An ended episode shows its final view (no legal move), then restarts with reward 0."""
     env = RLlibGinEnv(build_config(TINY), num_envs=8, seed=4)
@@ -41,18 +46,18 @@ def test_the_env_autoresets_on_the_next_step():
     obs, _ = env.reset()
     ended = np.zeros(8, bool)
     for _ in range(400):
-        obs, reward, term, trunc, _ = env.step(first_legal(obs["action_mask"]))
+        obs, reward, term, trunc, _ = env.step(first_legal(mask_of(obs)))
         done = term | trunc
         if done.any():
             ended = done
             break
     assert ended.any(), "no episode ended in 400 steps"
-    assert (obs["action_mask"][ended] == 0).all()
-    actions = first_legal(obs["action_mask"])
+    assert (mask_of(obs)[ended] == 0).all()
+    actions = first_legal(mask_of(obs))
     actions[ended] = 999  # not even an action id: ignored by the restarting games
     obs, reward, term, trunc, _ = env.step(actions)
     assert (reward[ended] == 0).all() and not (term | trunc)[ended].any()
-    assert (obs["action_mask"][ended].sum(axis=1) > 0).all()
+    assert (mask_of(obs)[ended].sum(axis=1) > 0).all()
 
 
 def test_an_unmasked_action_raises_the_engines_error():
@@ -63,7 +68,7 @@ def test_an_unmasked_action_raises_the_engines_error():
     """
     env = RLlibGinEnv(build_config(TINY), num_envs=2, seed=1)
     obs, _ = env.reset()
-    illegal = np.argmin(obs["action_mask"], axis=1)
+    illegal = np.argmin(mask_of(obs), axis=1)
     with pytest.raises(ValueError, match="illegal action"):
         env.step(illegal)
 

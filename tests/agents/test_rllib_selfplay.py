@@ -16,6 +16,7 @@ import agents  # noqa: E402, F401  - registers the bots
 from agents.model_policy import load_policy  # noqa: E402
 from agents.rllib_policy import SHARED_MODULE  # noqa: E402
 from agents.training.config import ConfigError, build_config  # noqa: E402
+from agents.training.rllib_env import split_observation  # noqa: E402
 from agents.training.rllib_selfplay import RLlibSelfPlayEnv, shared_policy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,9 +51,9 @@ def play_out(env: RLlibSelfPlayEnv, limit: int = 5000) -> tuple[list, dict, dict
     seen, totals = [], dict.fromkeys(env.possible_agents, 0.0)
     for _ in range(limit):
         (agent,) = obs
-        seen.append((agent, obs[agent]["observations"].copy()))
-        view = obs[agent]
-        action = bot.act(view["observations"][None], view["action_mask"][None] > 0)[0]
+        view, mask = split_observation(obs[agent])
+        seen.append((agent, view.copy()))
+        action = bot.act(view[None], mask[None] > 0)[0]
         obs, rewards, terminateds, truncateds, _ = env.step({agent: action})
         for name, reward in rewards.items():
             totals[name] += reward
@@ -68,10 +69,10 @@ def test_only_the_agent_to_act_observes_until_the_game_ends():
         seen, last, totals, terminateds = play_out(make_env(seed))
         assert {agent for agent, _ in seen} == {"player_0", "player_1"}
         assert set(last) == {"player_0", "player_1"} and terminateds["__all__"]
-        assert all(not o["action_mask"].any() for o in last.values())
+        assert all(not split_observation(o)[1].any() for o in last.values())
         assert totals["player_0"] == -totals["player_1"]
         scored += totals["player_0"] != 0.0
-        assert seen[0][1].dtype == last["player_0"]["action_mask"].dtype == np.float32
+        assert seen[0][1].dtype == last["player_0"].dtype == np.float32
     assert scored > 0, "no hand of six scored any points"
 
 
@@ -88,7 +89,7 @@ def test_an_illegal_or_misaddressed_action_raises():
     env = make_env(1)
     obs, _ = env.reset()
     (agent,) = obs
-    illegal = int(np.flatnonzero(obs[agent]["action_mask"] == 0)[0])
+    illegal = int(np.flatnonzero(split_observation(obs[agent])[1] == 0)[0])
     with pytest.raises(ValueError, match=rf"{agent}: illegal action {illegal} "):
         env.step({agent: illegal})
     env = make_env(1)
