@@ -48,15 +48,15 @@ from agents.training.opponents import TrainingOpponents
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome
 
-_KNOCK_WINS = (Outcome.KNOCK, Outcome.GIN, Outcome.BIG_GIN)
 _GINS = (Outcome.GIN, Outcome.BIG_GIN)
 
 
 class HandStatsCallback(BaseCallback):
     """Per-hand statistics of the training games, logged as ``charts/*`` and ``opponents/*``.
 
-    Reads the ``outcome`` and ``hand_score`` that the VecEnv puts in the info of every game
-    whose hand ended, and the opponent each game faced (``TrainingOpponents``).
+    Reads the ``hand_score``, ``outcome``, ``hand_result`` and ``agent_knocked`` that the
+    VecEnv puts in the info of every game whose hand ended, and the opponent each game
+    faced (``TrainingOpponents``).
 
     Args:
         opponents: the training opponents (for the per-opponent split).
@@ -80,12 +80,14 @@ class HandStatsCallback(BaseCallback):
             if not info.get("hands_ended"):
                 continue
             score, outcome = int(info["hand_score"]), int(info["outcome"])
-            won, lost = score > 0, score < 0
-            knocked = (won and outcome in _KNOCK_WINS) or (lost and outcome == Outcome.UNDERCUT)
+            # who scored and who knocked come from the engine: with undercut_bonus 0 an
+            # undercut can score 0 points, so the score's sign alone would miss it
+            won, lost = info["hand_result"] > 0, info["hand_result"] < 0
+            knocked = bool(info["agent_knocked"])
             group = self.opponents.opponent_group(i, ended=bool(dones[i]))
             self.hands.append(
                 (won, lost, score, won and outcome in _GINS, knocked,
-                 lost and outcome == Outcome.UNDERCUT, self.decisions[i], group)
+                 knocked and outcome == Outcome.UNDERCUT, self.decisions[i], group)
             )  # fmt: skip
             self.decisions[i] = 0
         return True

@@ -75,6 +75,8 @@ class StepResult:
     hands_ended: np.ndarray  # int64[N]: hands that ended in the step (series: also at reset)
     hand_score: np.ndarray  # int64[N]: the agent's points won minus lost in those hands
     outcome: np.ndarray  # int8[N]: the Outcome of the last of those hands, NONE if none
+    hand_result: np.ndarray  # int8[N]: last of those hands: +1 the agent scored, -1 lost, else 0
+    agent_knocked: np.ndarray  # bool[N]: the agent knocked (or went gin) in the last of them
     series_result: np.ndarray  # int8[N]: +1 the agent won the series, -1 lost, else 0
     illegal: np.ndarray  # bool[N]: the agent's action was illegal (illegal_action="penalize")
     # autoreset only: the games whose episode ended and was restarted in the step (int64[M],
@@ -92,6 +94,8 @@ class StepResult:
             hands_ended=np.zeros(n, np.int64),
             hand_score=np.zeros(n, np.int64),
             outcome=np.zeros(n, np.int8),
+            hand_result=np.zeros(n, np.int8),
+            agent_knocked=np.zeros(n, bool),
             series_result=np.zeros(n, np.int8),
             illegal=np.zeros(n, bool),
         )
@@ -108,6 +112,8 @@ class StepResult:
         self.hand_score[rows] += other.hand_score[rows]
         latest = rows & (other.hands_ended > 0)
         self.outcome[latest] = other.outcome[latest]
+        self.hand_result[latest] = other.hand_result[latest]
+        self.agent_knocked[latest] = other.agent_knocked[latest]
         self.series_result[rows] = other.series_result[rows]
 
 
@@ -446,6 +452,8 @@ class GinCore:
         tally.hand_score[rows] += sign * hands.points.astype(np.int64)
         tally.hands_ended[rows] += 1
         tally.outcome[rows] = hands.outcome
+        tally.hand_result[rows] = sign
+        tally.agent_knocked[rows] = hands.knocker == seat
         if self.sheets is not None and st.series_over.any():
             done = np.flatnonzero(st.series_over)
             w = self.sheets.series_winner[done]

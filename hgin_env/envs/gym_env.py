@@ -38,6 +38,8 @@ def result_info(result: StepResult, i: int) -> dict[str, Any]:
         "hands_ended": int(result.hands_ended[i]),
         "hand_score": int(result.hand_score[i]),
         "outcome": int(result.outcome[i]),
+        "hand_result": int(result.hand_result[i]),
+        "agent_knocked": bool(result.agent_knocked[i]),
         "series_result": int(result.series_result[i]),
         "illegal_action": bool(result.illegal[i]),
     }
@@ -118,7 +120,9 @@ class HollywoodGinEnv(gym.Env):
     ``reset`` and ``step`` return ``action_mask`` (bool[107]), ``agent_seat`` and
     ``dealer``; ``step`` also returns ``hands_ended``, ``hand_score`` (points won minus
     lost in those hands), ``outcome`` (an ``Outcome`` value of the last hand that ended,
-    0 if none), ``series_result`` (+1/-1 at the end of a series) and ``illegal_action``.
+    0 if none), ``hand_result`` (that hand: +1 the agent scored, -1 the opponent did, 0
+    nobody), ``agent_knocked`` (the agent knocked or went gin in it), ``series_result``
+    (+1/-1 at the end of a series) and ``illegal_action``.
 
     ## Arguments
 

@@ -4,8 +4,8 @@ Same games, options and core as ``HollywoodGinEnv`` and ``HollywoodGinVecEnv``.
 ``gymnasium.make_vec("HollywoodGin-v0", num_envs=N)`` builds this class. Every step
 returns ``infos["action_mask"]`` (bool[N, 107], also ``action_masks()``), ``agent_seat``
 and ``dealer``, plus the step's ``hands_ended``, ``hand_score``, ``outcome``,
-``series_result`` and ``illegal_action`` (each with Gymnasium's ``_key`` mask saying
-which games have it).
+``hand_result``, ``agent_knocked``, ``series_result`` and ``illegal_action`` (each with
+Gymnasium's ``_key`` mask saying which games have it).
 
 Autoreset follows Gymnasium 1.x exactly (``autoreset_mode=``, an ``AutoresetMode`` or
 its name; declared in ``metadata["autoreset_mode"]``); game i behaves as the i-th
@@ -265,6 +265,8 @@ def _step_infos(result: StepResult, present: np.ndarray) -> dict[str, Any]:
         "hands_ended": result.hands_ended.copy(),
         "hand_score": result.hand_score.copy(),
         "outcome": result.outcome.astype(np.int64),
+        "hand_result": result.hand_result.astype(np.int64),
+        "agent_knocked": result.agent_knocked.copy(),
         "series_result": result.series_result.astype(np.int64),
         "illegal_action": result.illegal.copy(),
     }

@@ -81,6 +81,8 @@ RESULT_FIELDS = {
     "hands_ended": np.int64,
     "hand_score": np.int64,
     "outcome": np.int8,
+    "hand_result": np.int8,
+    "agent_knocked": np.bool_,
     "series_result": np.int8,
     "illegal": np.bool_,
 }

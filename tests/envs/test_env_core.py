@@ -525,3 +525,29 @@ def test_opponent_that_takes_rows_gets_the_game_indices_of_its_rows():
     for rows in bot.calls:
         assert rows.dtype.kind == "i" and np.all((rows >= 0) & (rows < 6))
         assert np.all(core.agent_seat[rows] >= 0)
+
+
+def test_step_reports_who_scored_and_who_knocked_each_hand():
+    """hand_result and agent_knocked are the engine's winner and knocker, seen from the agent.
+
+    With ``undercut_bonus: 0`` an undercut at equal deadwood scores 0 points, so neither
+    fact can be read from ``hand_score``'s sign alone.
+    """
+    core = GinCore(256, seed=11, rules={"undercut_bonus": 0})
+    core.reset()
+    rng = np.random.default_rng(4)
+    seen: set[str] = set()
+    for _ in range(300):
+        seats = core.agent_seat.copy()
+        result = core.step(random_actions(core.action_masks(), rng))
+        ended = result.hands_ended > 0
+        s = core.engine.state
+        sign = np.where(s.winner == seats, 1, np.where(s.winner < 0, 0, -1))
+        np.testing.assert_array_equal(result.hand_result[ended], sign[ended])
+        np.testing.assert_array_equal(result.agent_knocked[ended], (s.knocker == seats)[ended])
+        assert not result.agent_knocked[~ended].any() and not result.hand_result[~ended].any()
+        undercut = ended & (result.outcome == Outcome.UNDERCUT)
+        assert (result.hand_result[undercut & result.agent_knocked] == -1).all()
+        seen.update(Outcome(int(o)).name for o in result.outcome[ended & result.agent_knocked])
+        core.reset(~core.awaiting)
+    assert "KNOCK" in seen
