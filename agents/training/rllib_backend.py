@@ -239,6 +239,22 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
     return algo
 
 
+def seed_driver(seed: int) -> None:
+    """Seed the driver's random streams, as SB3 does: the learner lives there.
+
+    The learner draws the network's first weights from torch and the minibatch order from
+    numpy's global stream; the env runners seed their own (``rllib_env.seed_worker``).
+    Together the same seed trains the same weights (with the same env runners).
+    """
+    import random
+
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
 def module_id(config: TrainConfig) -> str:
     """The RLModule the run trains: ``shared`` in self-play, else RLlib's default."""
     return SHARED_MODULE if config.opponents.selfplay.enabled else DEFAULT_MODULE
@@ -447,6 +463,7 @@ def train(
         if resume is None:
             run_dir = make_run_dir(config, run_name)
         save_config(config, run_dir / "config.yaml")
+        seed_driver(config.seed)
         algo = algorithm_config(config, env_runners).build_algo()
         try:
             if checkpoint is not None:

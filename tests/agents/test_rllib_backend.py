@@ -214,6 +214,25 @@ def test_a_short_run_fills_the_run_folder(trained):
     } <= set(tags)
 
 
+def test_the_same_seed_trains_the_same_weights(trained, ray_local, tmp_path):
+    """A second run of the smoke config ends with the same weights; another seed does not."""
+    import pickle
+
+    from agents.training.rllib_backend import train
+
+    def weights(run_dir: Path) -> dict:
+        with (run_dir / "final_model" / "module_state.pkl").open("rb") as f:
+            return pickle.load(f)
+
+    first = weights(trained.run_dir)
+    for seed, same in ((0, True), (1, False)):
+        config = build_config(TINY, [f"runs_dir={tmp_path}", f"seed={seed}"])
+        run = train(config, run_name=f"seed{seed}", address=ray_local.address, env_runners=1)
+        again = weights(run.run_dir)
+        assert first.keys() == again.keys()
+        assert all(np.array_equal(first[k], again[k]) for k in first) is same
+
+
 def test_the_checkpoint_plays_without_starting_ray(trained):
     """A fresh interpreter loads the run folder as a policy and never imports Ray."""
     code = (
