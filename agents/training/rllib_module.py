@@ -30,7 +30,7 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     """
 
     def setup(self) -> None:
-        """Build the network for the observation part of the Dict space."""
+        """Build the network for the view part of the flat observation space."""
         cfg: Any = self.model_config
         space: Any = self.observation_space
         obs_dim = int(space.shape[0]) - N_ACTIONS

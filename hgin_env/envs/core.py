@@ -100,11 +100,20 @@ class StepResult:
             illegal=np.zeros(n, bool),
         )
 
+    @staticmethod
+    def per_game_dtypes() -> dict[str, np.dtype]:
+        """The per-game fields (``final_*`` apart) and their dtypes, in field order."""
+        empty = StepResult.zeros(0)
+        return {
+            f.name: getattr(empty, f.name).dtype
+            for f in fields(StepResult)
+            if f.name not in ("final_rows", "final_obs")
+        }
+
     def clear(self, rows: np.ndarray) -> None:
         """Zero the per-game arrays of the selected games (int or bool index)."""
-        for f in fields(self):
-            if f.name not in ("final_rows", "final_obs"):
-                getattr(self, f.name)[rows] = 0
+        for name in self.per_game_dtypes():
+            getattr(self, name)[rows] = 0
 
     def add(self, other: StepResult, rows: np.ndarray) -> None:
         """Add the hands ``other`` settled in ``rows`` (bool[N]) to this result."""
@@ -115,6 +124,18 @@ class StepResult:
         self.hand_result[latest] = other.hand_result[latest]
         self.agent_knocked[latest] = other.agent_knocked[latest]
         self.series_result[rows] = other.series_result[rows]
+
+
+#: the step facts the envs put in their infos: info key -> ``StepResult`` field
+STEP_INFO = {
+    "hands_ended": "hands_ended",
+    "hand_score": "hand_score",
+    "outcome": "outcome",
+    "hand_result": "hand_result",
+    "agent_knocked": "agent_knocked",
+    "series_result": "series_result",
+    "illegal_action": "illegal",
+}
 
 
 def action_ids(actions: np.ndarray, n: int) -> np.ndarray:

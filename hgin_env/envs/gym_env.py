@@ -13,7 +13,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import check_seed
 from hgin_env.envs import register_envs
 from hgin_env.envs.config import EnvConfig, make_env_config
-from hgin_env.envs.core import GinCore, StepResult
+from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
 from hgin_env.envs.observation import OBS_DIM
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_view
@@ -34,15 +34,7 @@ def action_space() -> spaces.Discrete:
 
 def result_info(result: StepResult, i: int) -> dict[str, Any]:
     """The per-step facts of game ``i`` as a plain info dict."""
-    return {
-        "hands_ended": int(result.hands_ended[i]),
-        "hand_score": int(result.hand_score[i]),
-        "outcome": int(result.outcome[i]),
-        "hand_result": int(result.hand_result[i]),
-        "agent_knocked": bool(result.agent_knocked[i]),
-        "series_result": int(result.series_result[i]),
-        "illegal_action": bool(result.illegal[i]),
-    }
+    return {key: getattr(result, name)[i].item() for key, name in STEP_INFO.items()}
 
 
 #: the render modes of every env here: ``"ansi"`` returns the text, ``"human"`` prints it

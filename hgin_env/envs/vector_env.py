@@ -41,7 +41,7 @@ from gymnasium.vector.utils import batch_space
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import game_seeds
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
-from hgin_env.envs.core import GinCore, StepResult
+from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
 from hgin_env.envs.gym_env import action_space, observation_space
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_view
@@ -261,15 +261,10 @@ class HollywoodGinVectorEnv(VectorEnv):
 
 def _step_infos(result: StepResult, present: np.ndarray) -> dict[str, Any]:
     """The step's facts of the ``present`` games, with their masks."""
-    values = {
-        "hands_ended": result.hands_ended.copy(),
-        "hand_score": result.hand_score.copy(),
-        "outcome": result.outcome.astype(np.int64),
-        "hand_result": result.hand_result.astype(np.int64),
-        "agent_knocked": result.agent_knocked.copy(),
-        "series_result": result.series_result.astype(np.int64),
-        "illegal_action": result.illegal.copy(),
-    }
+    values = {}
+    for key, name in STEP_INFO.items():
+        array = getattr(result, name)  # integers as int64, flags as bool
+        values[key] = array.astype(np.int64) if array.dtype.kind == "i" else array.copy()
     return _with_masks(values, present)
 
 

@@ -73,19 +73,8 @@ from hgin_env.envs.policy import import_registry_packages, registry_packages
 START_METHOD: Final = "forkserver"
 #: modules the forkserver imports once, so that each worker starts without importing them
 PRELOAD = ["numpy", "hgin_env.envs.core"]
-#: StepResult fields that travel through shared memory (``final_*`` apart)
-RESULT_FIELDS = {
-    "reward": np.float32,
-    "terminated": np.bool_,
-    "truncated": np.bool_,
-    "hands_ended": np.int64,
-    "hand_score": np.int64,
-    "outcome": np.int8,
-    "hand_result": np.int8,
-    "agent_knocked": np.bool_,
-    "series_result": np.int8,
-    "illegal": np.bool_,
-}
+#: StepResult fields that travel through shared memory (``final_*`` apart), with dtypes
+RESULT_FIELDS = StepResult.per_game_dtypes()
 _PR_SET_PDEATHSIG = 1
 #: seconds ``close`` waits for a worker to exit before terminating it
 CLOSE_TIMEOUT = 5.0
