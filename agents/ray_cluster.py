@@ -161,37 +161,35 @@ def ray_cluster(
     if address is not None:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         check_reachable(address)
-        try:
-            ray.init(address=address, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "cannot join"
-            raise RayClusterError(
-                f"cannot join the Ray cluster at {address}: {_first_line(exc)}"
-            ) from exc
-        try:
-            yield _connected(ray, local=False, temp_dir=None)
-        finally:
-            ray.shutdown()
+        joining = f"cannot join the Ray cluster at {address}"
+        with _session(ray, joining, None, address=address, **kwargs) as cluster:
+            yield cluster
         return
     temp_dir = Path(tempfile.mkdtemp(prefix="hgin-ray-"))
     try:
-        with _local_environment():
-            try:
-                ray.init(
-                    num_cpus=num_cpus,
-                    _temp_dir=str(temp_dir),
-                    _node_ip_address="127.0.0.1",
-                    **kwargs,
-                )
-            except Exception as exc:  # noqa: BLE001 - as above
-                raise RayClusterError(
-                    f"cannot start a local Ray cluster: {_first_line(exc)}"
-                ) from exc
-            try:
-                yield _connected(ray, local=True, temp_dir=temp_dir)
-            finally:
-                ray.shutdown()
+        local = {"num_cpus": num_cpus, "_temp_dir": str(temp_dir), "_node_ip_address": "127.0.0.1"}
+        starting = "cannot start a local Ray cluster"
+        with _local_environment(), _session(ray, starting, temp_dir, **local, **kwargs) as cluster:
+            yield cluster
     finally:
         _remove(temp_dir)
+
+
+@contextmanager
+def _session(ray: Any, failure: str, temp_dir: Path | None, **init: Any) -> Iterator[RayCluster]:
+    """Connect with ``ray.init(**init)``; yield the cluster; shut Ray down at the end.
+
+    A failed ``ray.init`` becomes one ``RayClusterError``, ``"<failure>: <why>"``. The
+    cluster is the local one when it has a ``temp_dir``.
+    """
+    try:
+        ray.init(**init)
+    except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "cannot connect"
+        raise RayClusterError(f"{failure}: {_first_line(exc)}") from exc
+    try:
+        yield _connected(ray, local=temp_dir is not None, temp_dir=temp_dir)
+    finally:
+        ray.shutdown()
 
 
 def _remove(folder: Path, attempts: int = 20) -> None:

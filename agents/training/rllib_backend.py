@@ -384,10 +384,14 @@ class Session:
                 scalar(ours, float(learner[theirs]), steps)
         scalar("time/fps", fps, steps)
 
+    def weights(self) -> dict[str, np.ndarray]:
+        """The learner's current weights of the run's module."""
+        return module_state(self.algo, module_id(self.config))
+
     def run_evaluation(self) -> dict[str, Any]:
         """Evaluate the learner's weights; log, keep the best policy, write ``eval.json``."""
         start = time.perf_counter()
-        weights = module_state(self.algo, module_id(self.config))
+        weights = self.weights()
         folder = write_policy(self.run_dir / ".eval_policy", weights, self.config)
         agent = RLlibPolicy(folder, name="agent")
         results = evaluate_agent(agent, self.config)
@@ -515,8 +519,7 @@ def _learn(session: Session, fresh: bool) -> TrainResult:
             final_eval = session.history[-1]
         if state.last_checkpoint_steps != state.steps:
             session.checkpoint()
-        weights = module_state(algo, module_id(config))
-        write_policy(session.run_dir / "final_model", weights, config)
+        write_policy(session.run_dir / "final_model", session.weights(), config)
     except KeyboardInterrupt:
         interrupted = True
         seconds = seconds or time.perf_counter() - start
