@@ -104,7 +104,7 @@ class LeagueConfig:
         exploiter_weight: prior weight of each exploiter.
         weighting: the priority of an opponent whom the learner scores ``x`` against
             (hands won plus half the drawn ones, over its last ``window`` hands):
-            ``hard`` ``(1 - x) ** exponent``, ``variance`` ``x * (1 - x)``, ``uniform`` 1.
+            ``hard`` ``(1 - x) ** exponent``, ``variance`` ``4 x (1 - x)``, ``uniform`` 1.
         exponent: the ``hard`` weighting's exponent (> 0).
         window: hands per opponent that its win rate is measured over.
         prior_hands: pseudo-hands at ``x = 0.5`` added to each opponent's record, so a new

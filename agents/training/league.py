@@ -22,7 +22,7 @@ prior weight (the ``bots`` weight, ``snapshot_weight`` or ``exploiter_weight``):
 weighting   f(x)                  effect
 ==========  ====================  ============================================
 hard        (1 - x) ** exponent   the opponents that beat the learner most
-variance    x * (1 - x)           the opponents it is even with
+variance    4 x (1 - x)           the opponents it is even with
 uniform     1                     fictitious self-play (the priors alone)
 ==========  ====================  ============================================
 
