@@ -72,3 +72,15 @@ def bot_factory(spec: str, rules: RulesConfig | None = None) -> Callable[[int | 
     """
     cls, params = parse_bot_spec(spec)
     return lambda seed: cls(seed, rules, params)
+
+
+def exact_bot_name(spec: str) -> str | None:
+    """The exact, versioned name (``Bot.spec``) a bot name stands for; None for no bot name.
+
+    ``simple`` gives ``simple@2``. A bot name with a bad version or option raises
+    ``ValueError`` (see ``parse_bot_spec``).
+    """
+    if spec.split("@")[0].split(":")[0] not in BOTS:
+        return None
+    cls, params = parse_bot_spec(spec)
+    return cls(params=params).spec

@@ -107,6 +107,7 @@ class RandomPolicy:
     """Uniformly random over the legal actions; deterministic for a seed (or per-game keys)."""
 
     name = "random"
+    version = 1
     #: the environments may pass ``observations=None``: this policy ignores them
     needs_observations = False
 
