@@ -1,10 +1,11 @@
 """Policies (rule bots, trained models), their evaluation, and training.
 
 Importing this package registers the bots with the environments' policy registry
-(``hgin_env.envs.policy``): ``simple``, ``expert`` (``random`` is built in), and every
-shipped model ``models/<name>/model.zip`` under its directory name. Registration is
-explicit: the environments never import this package; the CLIs, the evaluator and the
-trainer do. ``load_policy`` also accepts a model path.
+(``hgin_env.envs.policy``): ``simple``, ``expert``, ``patient``, ``tempo`` (``random`` is
+built in), with their versions and options (``simple@1``, ``patient:knock_turns=4``, see
+``agents.bots.registry``), and every shipped model ``models/<name>/model.zip`` under its
+directory name. Registration is explicit: the environments never import this package;
+the CLIs, the evaluator and the trainer do. ``load_policy`` also accepts a model path.
 
 Importing a bot needs numpy only: the evaluator (``agents.evaluation``: tqdm), the
 trainer (``agents.training``: torch, SB3) and the model players load on first use.
@@ -20,14 +21,24 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from agents.bots import ExpertBot, SimpleBot
+from agents.bots import ExpertBot, PatientBot, SimpleBot, TempoBot
+from agents.bots.registry import BOTS as BOT_VERSIONS
+from agents.bots.registry import bot_factory
 from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
-from hgin_env.envs.policy import PolicyFactory, RandomPolicy, register_policy
+from hgin_env.envs.policy import (
+    PolicyFactory,
+    RandomPolicy,
+    register_policy,
+    register_policy_family,
+)
 
 #: marks this ``agents`` package as hollywood-gin's (the CLIs check it)
 HOLLYWOOD_GIN = True
 
-BOTS: dict[str, PolicyFactory] = {"random": RandomPolicy, "simple": SimpleBot, "expert": ExpertBot}
+BOTS: dict[str, PolicyFactory] = {
+    "random": RandomPolicy,
+    **{name: bot_factory(name) for name in BOT_VERSIONS},
+}
 
 #: loaded on first use, so that importing a bot loads neither tqdm nor torch
 _LAZY = {
@@ -49,6 +60,8 @@ def _register() -> None:
     """Register the bots and the shipped models by name (models load on first use)."""
     for name, factory in BOTS.items():
         register_policy(name, factory)
+    for name in BOT_VERSIONS:
+        register_policy_family(name, bot_factory)
     for name, path in shipped_models().items():
         if name not in BOTS:
             register_policy(name, _model_factory(path))
@@ -67,9 +80,11 @@ __all__ = [
     "HOLLYWOOD_GIN",
     "ExpertBot",
     "ModelPolicy",
+    "PatientBot",
     "PolicyLoadError",
     "RandomPolicy",
     "SimpleBot",
+    "TempoBot",
     "load_policy",
     *_LAZY,
 ]

@@ -23,7 +23,7 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
-from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
+from hgin_env.envs.policy import Policy, is_policy_name, registered_policies, resolve_policy
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -203,6 +203,12 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
     known = registered_policies()
     if text in known and not model_only:
         return None
+    if is_policy_name(text) and not model_only:  # a version or options of a bot
+        try:
+            resolve_policy(text)
+        except ValueError as exc:
+            return str(exc)
+        return None
     path = model_file(text)
     if path is not None:
         if path.is_file():
@@ -239,8 +245,13 @@ def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
         return spec
     text = str(spec)
     known = registered_policies()
-    if text in known:
-        return resolve_policy(text, seed)
+    if is_policy_name(text):
+        try:
+            return resolve_policy(text, seed)
+        except PolicyLoadError:
+            raise
+        except ValueError as exc:  # a bad version or option of a bot
+            raise PolicyLoadError(str(exc)) from None
     from agents.rllib_policy import RLlibPolicy, rllib_checkpoint
 
     if rllib_checkpoint(text) is not None:

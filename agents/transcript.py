@@ -53,6 +53,7 @@ class TranscriptRecorder:
         names: tuple[str, str],
         a_seat: np.ndarray,
         info: dict[str, Any] | None = None,
+        versions: tuple[str | None, str | None] = (None, None),
     ) -> None:
         """Note the deals of the sampled series (call right after ``series.reset``).
 
@@ -61,7 +62,10 @@ class TranscriptRecorder:
             names: the names of players A and B.
             a_seat: int[N], A's seat in each series.
             info: context stored with every record (e.g. the evaluation seed).
+            versions: the exact versions of A and B (``policy_version``), stored in
+                each record's ``info["versions"]``, seat 0 first as ``names``.
         """
+        self._versions = versions
         self._rows = np.arange(min(self.hands, series.n))
         self._rules: RulesConfig = series.rules
         self._names = names
@@ -89,11 +93,13 @@ class TranscriptRecorder:
             if moves is None:
                 continue
             a = int(self._a_seat[i])
-            names = (self._names[0], self._names[1]) if a == 0 else (self._names[1], self._names[0])
+            names, versions = self._names, list(self._versions)
+            if a == 1:
+                names, versions = (names[1], names[0]), versions[::-1]
             self.records.append(
                 hand_record(
                     self._decks[i], self._dealers[i], moves, step.hands, j, self._rules,
-                    names, {**self._info, "series": i, "hand": 1},
+                    names, {**self._info, "series": i, "hand": 1, "versions": versions},
                 )
             )  # fmt: skip
 

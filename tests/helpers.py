@@ -236,7 +236,7 @@ PAIR_KEYS = {
     "games_won", "games_lost", "hands", "hands_won", "hands_lost", "hands_drawn",
     "hands_truncated", "hand_win_rate", "hand_win_ci", "points_per_hand",
     "points_per_hand_ci", "mean_hands_per_series", "a", "b", "seconds", "series_per_second",
-    "steps",
+    "steps", "version_a", "version_b",
 }  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from hgin_env.engine.melds import (
     min_deadwood,
     set_scenarios,
 )
+from hgin_env.envs.observation import DecodedObservation
 
 #: a score larger than any real one, for masked-out choices
 NO_CHOICE = 1e9
@@ -55,6 +56,18 @@ def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
     with np.errstate(over="ignore"):
         x = mix64(k + steps * _GOLDEN)
     return (x >> np.uint64(11)) * (1.0 / (1 << 53))
+
+
+def unseen_cards(obs: DecodedObservation, rows: np.ndarray) -> np.ndarray:
+    """``bool[R, 52]``: the cards the seat has not seen (in the stock or the opponent's hand).
+
+    A card is seen when it is held, in the discard pile, or a known pickup of the opponent.
+    """
+    seen = obs.hand[rows] | obs.pile_below[rows] | obs.opponent_known[rows]
+    top = obs.top_discard[rows]
+    has_top = np.flatnonzero(top >= 0)
+    seen[has_top, top[has_top]] = True
+    return ~seen
 
 
 def by_suit(cards: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from agents.bots.registry import exact_bot_name
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clustered_rate_interval, mean_interval
 from agents.evaluation.tally import MatchTally
@@ -38,7 +39,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import hash_stream
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
-from hgin_env.envs.policy import Policy, accepts_keys
+from hgin_env.envs.policy import Policy, RandomPolicy, accepts_keys
 
 #: by default a series is abandoned (counted unfinished) after this many hands, so that
 #: policies that never knock cannot stall an evaluation
@@ -88,6 +89,24 @@ def policy_name(spec: PolicyLike, policy: Policy) -> str:
     if isinstance(spec, str):
         return spec
     return str(getattr(policy, "name", type(policy).__name__))
+
+
+def policy_version(spec: PolicyLike) -> str | None:
+    """The exact version of a player, or None for one without (a trained model).
+
+    A bot's versioned name with its options (``simple@2``, ``patient@1:knock_turns=4``;
+    ``Bot.spec``), from a policy object or from a bot name, which is not loaded for it;
+    ``name@version`` for another policy that has both attributes (``random@1``).
+    """
+    if isinstance(spec, str):
+        if spec == RandomPolicy.name:
+            return policy_version(RandomPolicy())
+        return exact_bot_name(spec)
+    exact = getattr(spec, "spec", None)
+    if isinstance(exact, str):
+        return exact
+    name, version = getattr(spec, "name", None), getattr(spec, "version", None)
+    return f"{name}@{version}" if name is not None and version is not None else None
 
 
 def seating(n_series: int, duplicate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,7 +190,8 @@ def play_series(
     series = SeriesEngine(n, rules or RulesConfig(), seed=plan.deal_seeds)
     series.reset(first_dealers=plan.first_dealer)
     if recorder is not None:
-        recorder.begin(series, names, plan.a_seat, {"seed": seed})
+        versions = (policy_version(a), policy_version(b))
+        recorder.begin(series, names, plan.a_seat, {"seed": seed}, versions)
     tally = MatchTally.zeros(plan.a_seat, plan.cluster)
     sides = [
         (a, accepts_keys(a), np.zeros(n, np.int64)),
@@ -224,7 +244,7 @@ def summarize(tally: MatchTally, **info: Any) -> EvalResult:
         tally: the per-series counts (of one process, or concatenated shards).
         **info: the ``EvalResult`` fields the tally does not hold: ``name_a``, ``name_b``,
             ``seed``, ``duplicate``, ``rules`` (a ``RulesConfig``), ``deal_sequences``,
-            ``seconds`` and ``steps``.
+            ``seconds`` and ``steps``, and optionally ``version_a``, ``version_b``.
     """
     t = tally
     n = t.n
@@ -321,4 +341,5 @@ def evaluate(
     return summarize(
         tally, name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
         deal_sequences=n_series, seconds=time.perf_counter() - start, steps=steps,
+        version_a=policy_version(a), version_b=policy_version(b),
     )  # fmt: skip

@@ -37,6 +37,7 @@ from agents.evaluation.match import (
     play_series,
     players,
     policy_name,
+    policy_version,
     summarize,
 )
 from agents.evaluation.results import EvalResult
@@ -125,6 +126,7 @@ def evaluate_parallel(
         MatchTally.concat([tally for tally, _ in parts]), name_a=name_a, name_b=name_b,
         seed=seed, duplicate=duplicate, rules=rules, deal_sequences=n_series,
         seconds=seconds, steps=steps,
+        version_a=policy_version(policy_a), version_b=policy_version(policy_b),
     )  # fmt: skip
 
 

@@ -33,6 +33,7 @@ from agents.evaluation.match import (
     PolicyLike,
     play_series,
     policy_name,
+    policy_version,
     prepare,
     sub_seed,
     summarize,
@@ -155,6 +156,7 @@ def evaluate_sharded(
     return pair.result(
         start, name_a=name_a or policy_name(policy_a, a), name_b=name_b or policy_name(policy_b, b),
         seed=seed, duplicate=duplicate, rules=rules, deal_sequences=n_series,
+        version_a=policy_version(policy_a), version_b=policy_version(policy_b),
     )  # fmt: skip
 
 

@@ -6,6 +6,8 @@ A policy is any object with a batched ``act(observations, action_masks) -> actio
 to factories in a registry; ``random`` is built in. Registration is explicit: importing
 the ``agents`` package registers its bots (``simple``, ``expert``) and the shipped
 models, and nothing here imports it (imports flow one way, engine -> envs -> agents).
+A registered family (``register_policy_family``) adds versions and options to a name:
+``simple@1``, ``patient:knock_turns=4`` (the family's resolver checks them).
 
 Per-game randomness: a stochastic policy may also accept a keyword ``keys`` (uint64[N],
 one fresh key per game and decision, derived by the environments from each game's seed
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
@@ -104,6 +107,7 @@ class RandomPolicy:
     """Uniformly random over the legal actions; deterministic for a seed (or per-game keys)."""
 
     name = "random"
+    version = 1
     #: the environments may pass ``observations=None``: this policy ignores them
     needs_observations = False
 
@@ -130,11 +134,38 @@ PolicyFactory = Callable[[int | None], Policy]
 #: what an unknown name's error adds while the bots are not registered yet
 REGISTER_HINT = " (the bots and shipped models are registered by `import agents`)"
 _REGISTRY: dict[str, PolicyFactory] = {"random": RandomPolicy}
+#: name -> resolver of the specs ``name@...`` and ``name:...`` (versions, options)
+_FAMILIES: dict[str, Callable[[str], PolicyFactory]] = {}
 
 
 def register_policy(name: str, factory: PolicyFactory) -> None:
     """Make ``name`` resolvable: ``factory(seed)`` builds the policy."""
     _REGISTRY[name] = factory
+
+
+def register_policy_family(name: str, resolver: Callable[[str], PolicyFactory]) -> None:
+    """Make the specs ``name@VERSION`` and ``name:OPTIONS`` resolvable (``name`` too, if new).
+
+    ``resolver(spec)`` returns the factory of a spec, or raises ``ValueError`` naming
+    what is wrong with it (an unknown version, a bad option).
+    """
+    _FAMILIES[name] = resolver
+    if name not in _REGISTRY:
+        _REGISTRY[name] = resolver(name)
+
+
+def _family(spec: str) -> Callable[[str], PolicyFactory] | None:
+    """The resolver of ``spec``'s family (``simple`` for ``simple@1``), if it has one."""
+    base = re.split("[@:]", spec, maxsplit=1)[0]
+    return _FAMILIES.get(base) if base != spec else None
+
+
+def is_policy_name(spec: str) -> bool:
+    """Whether ``spec`` is a registered name or a spec of a registered family.
+
+    A family spec may still be refused by ``resolve_policy`` (an unknown version).
+    """
+    return spec in _REGISTRY or _family(spec) is not None
 
 
 def registry_packages() -> list[str]:
@@ -145,7 +176,8 @@ def registry_packages() -> list[str]:
     this module importing them.
     """
     own = __name__.split(".")[0]
-    tops = {getattr(f, "__module__", own).split(".")[0] for f in _REGISTRY.values()}
+    factories = [*_REGISTRY.values(), *_FAMILIES.values()]
+    tops = {getattr(f, "__module__", own).split(".")[0] for f in factories}
     return sorted(tops - {own})
 
 
@@ -163,15 +195,22 @@ def registered_policies() -> list[str]:
 def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:
     """Turn a policy name or object into a policy.
 
+    A name may carry a version or options (``simple@1``, ``patient:knock_turns=4``)
+    when its family is registered (``register_policy_family``).
+
     Raises:
-        ValueError: for an unknown name (the message lists the known ones) or an object
-            without an ``act`` method.
+        ValueError: for an unknown name (the message lists the known ones), a bad
+            version or option of a family (named by its resolver), or an object without
+            an ``act`` method.
     """
     if isinstance(spec, str):
-        if spec not in _REGISTRY:
+        if spec in _REGISTRY:
+            return _REGISTRY[spec](seed)
+        family = _family(spec)
+        if family is None:
             hint = "" if "agents" in sys.modules else REGISTER_HINT
             raise ValueError(f"unknown policy {spec!r}; known policies: {sorted(_REGISTRY)}{hint}")
-        return _REGISTRY[spec](seed)
+        return family(spec)(seed)
     if not callable(getattr(spec, "act", None)):
         raise ValueError(
             f"a policy must be a name or an object with act(observations, action_masks); "

@@ -35,6 +35,17 @@ def test_recorder_keeps_first_hands(recorded: TranscriptRecorder) -> None:
     assert sorted(r["info"]["series"] for r in recorded.records) == [0, 1, 2, 3]
 
 
+def test_records_name_each_seats_exact_version(recorded: TranscriptRecorder) -> None:
+    """Each record's ``info["versions"]`` holds the players' versions, seat 0 first as names."""
+    exact = {"simple": "simple@2", "expert": "expert@1"}
+    for rec in recorded.records:
+        assert rec["info"]["versions"] == [exact[name] for name in rec["names"]]
+    assert {tuple(r["names"]) for r in recorded.records} == {
+        ("simple", "expert"),
+        ("expert", "simple"),
+    }
+
+
 def test_records_match_the_engine(recorded: TranscriptRecorder) -> None:
     """Replaying each record re-deals its deck and ends in the engine's recorded state."""
     for rec in recorded.records:

@@ -79,3 +79,37 @@ def test_cli_rejects_a_bad_name_with_a_clear_message():
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "unknown policy 'no-such-bot'" in lines[0] and "simple" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "simple@3",
+            "unknown version 'simple@3' of bot 'simple'; known versions: simple@1, simple@2",
+        ),
+        ("patient:knock_turns=-1", "option 'knock_turns' of bot 'patient' must be in [0, 100]"),
+        ("tempo:speed=2", "unknown option 'speed' for bot 'tempo'"),
+    ],
+)
+def test_cli_refuses_a_bad_version_or_option_by_name(name, message):
+    """A bad bot version or option exits with status 2 and one line naming it."""
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", "random", name, "--series", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_cli_json_records_each_players_version(tmp_path):
+    """``--json`` records the exact version of each bot: the newest for a bare name."""
+    out = tmp_path / "pair.json"
+    cli.main(["simple@1", "patient:knock_turns=3", "--series", "2", "--json", str(out),
+              "--no-progress"])  # fmt: skip
+    data = json.loads(out.read_text())
+    assert (data["version_a"], data["version_b"]) == ("simple@1", "patient@1:knock_turns=3")
+    cli.main(["simple", "random", "--series", "2", "--json", str(out), "--no-progress"])
+    data = json.loads(out.read_text())
+    assert (data["version_a"], data["version_b"]) == ("simple@2", "random@1")
