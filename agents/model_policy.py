@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import Policy, is_policy_name, registered_policies, resolve_policy
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
@@ -100,14 +100,21 @@ def load_model(path: str | Path) -> Any:
 
 
 def _check_spaces(model: Any, path: Path) -> None:
-    """Raise ``PolicyLoadError`` unless the model fits the environment's spaces."""
+    """Raise ``PolicyLoadError`` unless the model fits the environment's spaces.
+
+    The observation layout is recorded with a model as its observation space's width
+    (``observation.layout_version``): a model of layout 1 (394 entries, trained before
+    the rules blocks) plays from the first 394 entries of each observation.
+    """
     obs_shape = getattr(model.observation_space, "shape", None)
-    if obs_shape not in ((OBS_DIM,), (OBS_DIM + PRIVILEGED_DIM,)):
+    try:
+        layout_version(int(obs_shape[0]) if obs_shape and len(obs_shape) == 1 else -1)
+    except ValueError:
         raise PolicyLoadError(
             f"cannot use model {path}: observation shape {obs_shape} does not match "
             f"the environment's ({OBS_DIM},) (or ({OBS_DIM + PRIVILEGED_DIM},) with a "
-            "privileged critic)"
-        )
+            "privileged critic), nor the 394 entries of observation layout 1"
+        ) from None
     n_actions = getattr(model.action_space, "n", None)
     if n_actions is None or int(n_actions) != N_ACTIONS:
         raise PolicyLoadError(

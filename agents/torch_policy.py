@@ -18,7 +18,7 @@ import torch
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.game import hash_stream
-from hgin_env.envs.observation import plain_observations
+from hgin_env.envs.observation import OBS_DIM, OBS_DIMS, layout_version, plain_observations
 
 #: hash salt of the Gumbel noise drawn from per-game keys
 GUMBEL_SALT = 401
@@ -43,6 +43,10 @@ class TorchPolicy:
         name: str = "model",
     ) -> None:
         self.network = network
+        space = getattr(network, "observation_space", None)
+        width = getattr(space, "shape", None)
+        #: the network's observation layout width: a layout-1 model reads the first 394
+        self.obs_dim = OBS_DIMS[layout_version(int(width[0]))] if width else OBS_DIM
         self.deterministic = deterministic
         self.name = name
         self.rng = np.random.default_rng(seed)
@@ -54,11 +58,12 @@ class TorchPolicy:
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """float32[N, 107] unmasked action logits.
 
-        Only the first ``OBS_DIM`` entries of each row are used: a privileged block
-        (``env.privileged``) is for the critic, never for choosing actions.
+        Only the first ``obs_dim`` entries of each row are used (``OBS_DIM``, or 394 for a
+        network of observation layout 1, trained before the rules blocks): a privileged
+        block (``env.privileged``) is for the critic, never for choosing actions.
         """
         net = self.network
-        obs = torch.as_tensor(plain_observations(observations))
+        obs = torch.as_tensor(plain_observations(observations, self.obs_dim))
         with torch.inference_mode():
             features = net.pi_features_extractor(obs)
             latent = net.mlp_extractor.forward_actor(features)

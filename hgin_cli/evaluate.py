@@ -6,6 +6,7 @@ Usage::
     python evaluate.py --league random simple expert --series 2000 --json league.json
     python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
+    python evaluate.py A B --rules undercut_bonus=25 knock_limit=10   # any supported rule set
     python evaluate.py --exploit ppo-cards --steps 1000000 --series 1000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
@@ -45,6 +46,7 @@ from agents.evaluation.report import (
 )
 from agents.model_policy import PolicyLoadError, load_policy
 from agents.output_paths import OutputPathError, check_writable
+from agents.play import parse_rules
 from agents.ray_cluster import RayClusterError
 from agents.transcript import TranscriptRecorder, transcript_paths
 from hgin_env.envs.workers import EnvWorkerError
@@ -81,6 +83,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--workers", type=int, default=1, metavar="K",
         help="play the series in K processes (same results; A B and --against only)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rules", nargs="+", default=[], metavar="KEY=VALUE",
+        help="rules options (docs/rules.md), e.g. undercut_bonus=25 knock_limit=10; "
+        "recorded in the JSON",
     )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
@@ -183,8 +190,9 @@ def run_exploit(args: argparse.Namespace) -> int:
     from agents.training.exploit import exploit
 
     try:
+        overrides = [f"rules.{item}" for item in args.rules] + args.overrides  # --rules too
         out = exploit(
-            args.exploit, args.steps, args.exploit_config, args.overrides, args.series,
+            args.exploit, args.steps, args.exploit_config, overrides, args.series,
             args.seed, args.workers, args.run_name, progress=not args.no_progress,
         )  # fmt: skip
     except (ConfigError, CheckpointError, PolicyLoadError) as exc:
@@ -210,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     progress = not args.no_progress
     try:
+        rules = parse_rules(args.rules)
         check_inputs(args)
-    except (OutputPathError, PolicyLoadError) as exc:
+    except (OutputPathError, PolicyLoadError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.exploit is not None:
@@ -231,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             for opponent in args.against:
                 res = run_pair(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
-                    progress=progress,
+                    progress=progress, rules=rules,
                 )  # fmt: skip
                 title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
                 print_table(title, ["", "A", "B"], pair_rows(res))
@@ -241,22 +250,24 @@ def main(argv: list[str] | None = None) -> int:
             data = {
                 "agent": results[0].name_a,
                 "seed": args.seed,
+                "rules": rules.to_dict(),
                 "results": {r.name_b: r.to_dict() for r in results},
             }
         elif args.league:
             table = run_league(
-                args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
-            )
+                args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress,
+                rules=rules,
+            )  # fmt: skip
             for title, header, rows in league_tables(table):
                 print_table(title, header, rows)
             print(f"rating method: {table.rating_method}")
-            data = table.to_dict()
+            data = {**table.to_dict(), "rules": rules.to_dict()}
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
             res = run_pair(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
-                recorder=recorder,
+                recorder=recorder, rules=rules,
             )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))

@@ -36,7 +36,7 @@ import yaml
 from agents.model_policy import MODELS_DIR, policy_problem
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.config import EnvConfig
+from hgin_env.envs.config import EnvConfig, rules_mix
 
 #: the config ``python train.py`` runs when given none
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
@@ -435,6 +435,10 @@ class TrainConfig:
                 "ppo.belief_coef > 0 needs ppo.policy: cards and env.privileged: true (the "
                 "privileged block holds the opponent's hand it learns to predict)"
             )
+        try:
+            rules_mix(self.rules, self.env)  # the mix's entries against this run's rules
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         _check_policies(self)
 
     def to_dict(self) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from hgin_env.engine.actions import (
     illegal_action_message,
 )
 from hgin_env.engine.cards import N_CARDS, card_text
-from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
 from hgin_env.engine.knock import resolve_knocks
 from hgin_env.engine.melds import (
     NO_DEADWOOD,
@@ -217,14 +217,45 @@ def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
     return arr.astype(np.uint64)
 
 
+#: hash salt of the per-game draw of a rule set from a mix (the others use 1..3)
+RULES_SALT = 4
+
+
+def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """float64[size - 1]: the cumulative weights of a mix's rule sets, for ``searchsorted``.
+
+    Raises:
+        ValueError: a weight count other than ``size``, a negative or non-finite weight, or
+            weights summing to zero.
+    """
+    w = np.ones(size) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (size,):
+        raise ValueError(f"a rules mix of {size} rule sets needs {size} weights, got {w.size}")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"rules mix weights must be finite, >= 0 and not all 0, got {w.tolist()}")
+    return np.cumsum(w / w.sum())[:-1]
+
+
 class GinEngine:
     """N hands of gin rummy played in lock step (docs/rules.md §3 "A hand (round)").
 
     Args:
         n: number of games in the batch.
-        rules: the rules options.
+        rules: the rules options: one ``RulesConfig`` for every game, or a mix (a
+            sequence of them differing only in ``config.PER_GAME_FIELDS``), each game
+            playing one of them (``rule_ids``).
         seed: an int (game i uses ``seed + i``), a uint64[N] array of per-game seeds,
             or None for fresh entropy.
+        weights: with a mix, the relative frequency of each rule set (default: equal).
+
+    Attributes:
+        rules: the options every game shares (the mix's first rule set; with one rule
+            set, that one). Read the per-game options from ``hand_rules``.
+        mix: the rule sets of the batch (a tuple of one without a mix).
+        rule_ids: int64[N], the index in ``mix`` of each game's rule set: drawn from the
+            game's seed at first, then by ``choose_rules`` (the tables call it at the
+            start of each episode) or set by ``set_rule_ids``.
+        hand_rules: the per-game options of ``rule_ids`` as arrays (``HandRules``).
 
     Typical use::
 
@@ -234,12 +265,22 @@ class GinEngine:
             eng.step(policy(eng.legal_action_mask()))
     """
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
+    def __init__(
+        self,
+        n: int,
+        rules: RulesConfig | RulesMix | None = None,
+        seed: SeedLike = None,
+        weights: tuple[float, ...] | None = None,
+    ) -> None:
         if n < 1:
             raise ValueError(f"the batch needs at least one game, got n={n}")
         self.n = n
-        self.rules = rules or RulesConfig()
+        self.mix = check_mix(RulesConfig() if rules is None else rules)
+        self.rules = self.mix[0]
+        self._mix_cdf = mix_cdf(len(self.mix), weights)
         self.seeds = game_seeds(seed, n)
+        self.rule_ids = np.zeros(n, dtype=np.int64)
+        self.hand_rules = HandRules.of(self.mix, self.rule_ids)
         self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
         self.state = HandState.empty(n)
         # Per-row caches, recomputed only for rows whose state changed since.
@@ -249,6 +290,7 @@ class GinEngine:
         self._deadwood_stale = np.ones(n, dtype=bool)
         self._hand_deadwood = np.zeros((n, 2), dtype=np.int64)  # min deadwood per seat
         self._hand_deadwood_stale = np.ones((n, 2), dtype=bool)
+        self.choose_rules(np.arange(n), np.zeros(n, dtype=np.int64))
 
     # ------------------------------------------------------------------ queries
     @property
@@ -298,6 +340,35 @@ class GinEngine:
         size = s.pile_size[rows].astype(np.int64)
         top = s.pile[rows, np.maximum(size - 1, 0)].astype(np.int64)
         return np.where(size > 0, top, -1)
+
+    def game_rules(self, i: int) -> RulesConfig:
+        """The rule set game ``i`` plays under."""
+        return self.mix[int(self.rule_ids[i])]
+
+    def set_rule_ids(self, rows: np.ndarray, ids: np.ndarray) -> None:
+        """Let the games ``rows`` play under ``mix[ids[j]]`` (best done before a deal).
+
+        Raises:
+            ValueError: an id outside the mix.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        ids = np.broadcast_to(np.asarray(ids, dtype=np.int64), rows.shape)
+        self.hand_rules.assign(rows, HandRules.of(self.mix, ids))
+        self.rule_ids[rows] = ids
+        self.invalidate(rows)
+
+    def choose_rules(self, rows: np.ndarray, counter: np.ndarray) -> None:
+        """Draw the rule sets of the games ``rows`` from their seeds and ``counter`` (int[M]).
+
+        The draw depends on (seed, counter) alone, so a game gets the same rule set
+        alone, in any batch, or in a worker process. Without a mix it does nothing.
+        """
+        if len(self.mix) == 1:
+            return
+        rows = np.asarray(rows, dtype=np.int64)
+        bits = hash_stream(self.seeds[rows], np.asarray(counter), salt=RULES_SALT)
+        uniform = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        self.set_rule_ids(rows, np.searchsorted(self._mix_cdf, uniform, side="right"))
 
     def discard_deadwood(self, rows: np.ndarray | None = None) -> np.ndarray:
         """For games in ``DISCARD``, the deadwood left by discarding each card.
@@ -379,12 +450,16 @@ class GinEngine:
                 may_discard[has_taken, s.taken[g][has_taken]] = False
             mask[sub, :N_CARDS] = may_discard
             known = ~self._deadwood_stale[g]
+            limit = self.hand_rules.knock_limit[g]
             knockable = np.empty_like(hand)
-            knockable[known] = self._deadwood[g[known]] <= self.rules.knock_limit
-            knockable[~known] = knock_discards(hand[~known], self.rules.knock_limit)
+            knockable[known] = self._deadwood[g[known]] <= limit[known, None]
+            for value in np.unique(limit[~known]):  # one call per knock limit in the batch
+                some = ~known & (limit == value)
+                knockable[some] = knock_discards(hand[some], int(value))
             may_knock = may_discard & knockable
-            if self.rules.big_gin_bonus is not None:
-                big = min_deadwood(hand) == 0
+            on = self.hand_rules.big_gin[g].nonzero()[0]
+            if on.size:
+                big = on[min_deadwood(hand[on]) == 0]
                 may_knock[big] = hand[big]
             mask[sub, KNOCK : KNOCK + N_CARDS] = may_knock
         return mask
@@ -587,11 +662,12 @@ class GinEngine:
             return
         seat = s.current[rows]
         knocker = s.hands[rows, seat]
+        rules = self.hand_rules.rows(rows)
         big_gin = None
-        if self.rules.big_gin_bonus is not None:
+        if rules.big_gin.any():
             with_discard = knocker.copy()
             with_discard[np.arange(rows.size), cards[rows]] = True
-            big_gin = min_deadwood(with_discard) == 0
+            big_gin = rules.big_gin & (min_deadwood(with_discard) == 0)
             knocker = np.where(big_gin[:, None], with_discard, knocker)
             # a big gin keeps all 11 cards: take the discard back from the pile
             back = rows[big_gin]
@@ -599,7 +675,7 @@ class GinEngine:
             s.in_pile[back, cards[back]] = False
             s.hands[back, seat[big_gin], cards[back]] = True
             s.discards[back, seat[big_gin], cards[back]] = False
-        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], self.rules, big_gin=big_gin)
+        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], rules, big_gin=big_gin)
         s.phase[rows] = _OVER
         s.knocker[rows] = seat
         s.winner[rows] = np.where(res.knocker_wins, seat, 1 - seat)

@@ -43,7 +43,7 @@ from hgin_env.engine.game import GinEngine, Outcome, Phase, check_seed, hash_str
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.series import SeriesStep
 from hgin_env.engine.table import Table, make_table
-from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
+from hgin_env.envs.config import EnvConfig, make_env_config, make_rules, rules_mix
 from hgin_env.envs.observation import (
     OBS_DIM,
     PRIVILEGED_DIM,
@@ -220,6 +220,8 @@ class GinCore:
         self.n = int(n)
         self.config = make_env_config(config, **options)
         self.rules = make_rules(rules)
+        #: the rule sets of the games (``env.rules_mix``; one without it) and their weights
+        self.rules_mix, self.mix_weights = rules_mix(self.rules, self.config)
         policy_seed = check_seed(seed) if isinstance(seed, int | np.integer) else None
         self.opponent = resolve_policy(opponent, seed=policy_seed)
         self._opponent_keyed = accepts_keys(self.opponent)
@@ -246,7 +248,9 @@ class GinCore:
         reseed = getattr(self.opponent, "seed", None)
         if isinstance(seed, int | np.integer) and callable(reseed):
             reseed(int(seed))
-        self.table: Table = make_table(self.config.mode, self.n, self.rules, seed)
+        self.table: Table = make_table(
+            self.config.mode, self.n, self.rules_mix, seed, self.mix_weights
+        )
         self.engine: GinEngine = self.table.engine
         self.sheets: ScoreSheets | None = self.table.sheets
         n = self.n

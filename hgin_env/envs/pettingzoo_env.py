@@ -43,7 +43,13 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.table import Table, make_table
-from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
+from hgin_env.envs.config import (
+    EnvConfig,
+    check_render_mode,
+    make_env_config,
+    make_rules,
+    rules_mix,
+)
 from hgin_env.envs.gym_env import OBS_HIGH, RENDER_MODES
 from hgin_env.envs.observation import OBS_DIM, encode_observations
 from hgin_env.envs.render import render_view
@@ -94,6 +100,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
                 "information); the PettingZoo env gives both seats plain observations"
             )
         self.rules = make_rules(rules)
+        self.rules_mix, self.mix_weights = rules_mix(self.rules, self.config)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
@@ -114,7 +121,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ setup
     def _build(self, seed: int | None) -> None:
-        self.table: Table = make_table(self.config.mode, 1, self.rules, seed)
+        self.table: Table = make_table(self.config.mode, 1, self.rules_mix, seed, self.mix_weights)
         self.engine: GinEngine = self.table.engine
         self.sheets: ScoreSheets | None = self.table.sheets
 

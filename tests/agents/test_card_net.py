@@ -107,7 +107,7 @@ def test_observation_of_the_wrong_size_is_refused() -> None:
     """The card network names the observation it needs."""
     import gymnasium as gym
 
-    with pytest.raises(ValueError, match="394-entry observation"):
+    with pytest.raises(ValueError, match=f"{OBS_DIM}-entry observation"):
         CardNetPolicy(gym.spaces.Box(0, 1, (10,)), gym.spaces.Discrete(N_ACTIONS), lambda _: 1e-3)
 
 

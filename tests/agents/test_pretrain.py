@@ -94,3 +94,37 @@ def test_pretrain_fields_are_validated() -> None:
         build_config(TINY, ["pretrain.samples=0"])
     with pytest.raises(ConfigError, match="pretrain.techer"):
         build_config(TINY, ["pretrain.techer=expert"])
+
+
+def test_warm_start_widens_a_layout_1_model_to_play_exactly_as_before() -> None:
+    """ppo-cards (394 entries) starts a rules-aware cards network that picks its very logits."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.torch_policy import TorchPolicy
+    from agents.training.card_net import CardNetPolicy
+    from agents.training.pretrain import copy_weights
+    from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT
+
+    env = HollywoodGinVecEnv(
+        32, opponent="simple", mode="series", seed=8, rules={"undercut_bonus": 25}
+    )
+    model = MaskablePPO(
+        CardNetPolicy, env, policy_kwargs={"net_arch": [128], "channels": 32, "blocks": 3}
+    )
+    assert model.observation_space.shape == (OBS_DIM,)
+    copy_weights(model, "ppo-cards")
+    old = load_policy("ppo-cards")
+    new = TorchPolicy(model.policy)
+    obs = env.reset()
+    assert (
+        obs[:, OBS_LAYOUT["rules_undercut_bonus"].start].max() == 0.25
+    )  # the undercut bonus is in the observation
+    for _ in range(30):
+        masks = env.action_masks()
+        np.testing.assert_allclose(new.logits(obs), old._actor.logits(obs), atol=1e-5)
+        obs, *_ = env.step(old.act(obs, masks))
+    narrow = MaskablePPO(
+        CardNetPolicy, env, policy_kwargs={"net_arch": [64], "channels": 32, "blocks": 3}
+    )
+    with pytest.raises(ConfigError, match=r"pretrain.init_from ppo-cards: .* has shape"):
+        copy_weights(narrow, "ppo-cards")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import assert_plays_legally
 
 from agents.evaluation import evaluate
 from agents.model_policy import MODELS_DIR, load_policy, shipped_models
 from agents.training.config import load_config
+from hgin_env.envs.observation import OBS_DIM, OBS_DIMS
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 NAME = "ppo-cards"
@@ -41,3 +44,20 @@ def test_shipped_model_beats_random() -> None:
     assert result.series_won == 12
     assert result.hand_win_rate > 0.9
     assert result.points_per_hand > 30
+
+
+def test_shipped_model_plays_as_before_the_rules_entered_the_observation() -> None:
+    """ppo-cards (observation layout 1, 394 entries) picks the actions it picked before.
+
+    ``data/ppo_cards_actions.json`` holds its actions on a seeded VecEnv (series mode,
+    against simple), recorded with the code before the rules blocks joined the observation.
+    """
+    ref = json.loads((Path(__file__).parent / "data" / "ppo_cards_actions.json").read_text())
+    policy = load_policy(NAME)
+    env = HollywoodGinVecEnv(ref["n_envs"], opponent="simple", mode="series", seed=ref["seed"])
+    obs = env.reset()
+    assert obs.shape[1] == OBS_DIM > OBS_DIMS[1] == 394
+    for want in ref["actions"]:
+        got = policy.act(obs, env.action_masks())
+        np.testing.assert_array_equal(got, want)
+        obs, *_ = env.step(got)

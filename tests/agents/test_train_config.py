@@ -168,3 +168,21 @@ def test_every_config_field_is_documented() -> None:
     docs = "".join(p.read_text() for p in [root / "README.md", *sorted(root.glob("docs/*.md"))])
     missing = [name for name in _dotted_fields(TrainConfig().to_dict()) if f"`{name}`" not in docs]
     assert not missing, f"fields missing from docs/training.md: {missing}"
+
+
+def test_a_rules_mix_is_checked_and_saved_with_the_run() -> None:
+    """env.rules_mix is kept in the saved config; bad mixes are refused naming env.rules_mix."""
+    from agents.training.config import build_config
+
+    mix = "env.rules_mix=[{undercut_bonus: 10}, {undercut_bonus: 25, weight: 2}]"
+    config = build_config({}, [mix])
+    assert config.to_dict()["env"]["rules_mix"][1] == {"undercut_bonus": 25, "weight": 2}
+    for bad, message in [
+        ("env.rules_mix=[]", "env.rules_mix is empty"),
+        ("env.rules_mix=[{undercutt: 1}]", r"env.rules_mix\[0\]: unknown rules field"),
+        ("env.rules_mix=[{weight: -1}]", "weight must be a number >= 0"),
+        ("env.rules_mix=[{undercut_bonus: -1}]", "undercut_bonus must be in"),
+        ("env.rules_mix=[{}, {game_target: 50}]", "game_target differs"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            build_config({}, [bad])

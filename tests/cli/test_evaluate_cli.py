@@ -113,3 +113,32 @@ def test_cli_json_records_each_players_version(tmp_path):
     cli.main(["simple", "random", "--series", "2", "--json", str(out), "--no-progress"])
     data = json.loads(out.read_text())
     assert (data["version_a"], data["version_b"]) == ("simple@2", "random@1")
+
+
+def test_cli_rules_play_the_series_under_them_and_are_recorded(tmp_path, capsys):
+    """``--rules undercut_bonus=25`` plays every pair (pair, --against, --workers) under them."""
+    out = tmp_path / "r.json"
+    args = ["simple", "random", "--series", "4", "--seed", "2", "--no-progress"]
+    assert (
+        cli.main([*args, "--rules", "undercut_bonus=25", "knock_limit=10", "--json", str(out)]) == 0
+    )
+    data = json.loads(out.read_text())
+    assert data["rules"]["undercut_bonus"] == 25 and data["rules"]["knock_limit"] == 10
+    again = tmp_path / "w.json"
+    assert (
+        cli.main([*args, "--rules", "undercut_bonus=25", "--workers", "2", "--json", str(again)])
+        == 0
+    )
+    assert json.loads(again.read_text())["rules"] == data["rules"]
+    plain = tmp_path / "p.json"
+    assert cli.main([*args, "--json", str(plain)]) == 0
+    assert json.loads(plain.read_text())["rules"]["undercut_bonus"] == 10
+    against = tmp_path / "a.json"
+    assert cli.main(["simple", "--against", "random", *args[2:], "--rules", "gin_bonus=30",
+                     "--json", str(against)]) == 0  # fmt: skip
+    assert json.loads(against.read_text())["rules"]["gin_bonus"] == 30
+    capsys.readouterr()
+    assert cli.main([*args, "--rules", "undercut_bonus=-3"]) == 2
+    assert "undercut_bonus must be in" in capsys.readouterr().err
+    assert cli.main([*args, "--rules", "undercutt=3"]) == 2
+    assert "unknown rules field" in capsys.readouterr().err
