@@ -213,7 +213,8 @@ class LeagueCallback(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         every = self.config.opponents.league.exploiter_every
-        if every and self.num_timesteps - self.league.last_exploiter_steps >= every:
+        due = every and self.num_timesteps - self.league.last_exploiter_steps >= every
+        if due and self.num_timesteps < self.config.total_timesteps:  # none after the last
             path = train_exploiter(self.config, self.run_dir, self.model)
             self.opponents.add_exploiter(path, int(self.num_timesteps))
             self.league.last_exploiter_steps = int(self.num_timesteps)

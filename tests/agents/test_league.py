@@ -128,6 +128,8 @@ def test_league_run_logs_per_opponent_curves_and_trains_an_exploiter(league_run)
     assert "league/score/exploiter@512" in found
     exploiter = league_run.run_dir / "exploiters" / "exploiter_000000000512"
     assert (exploiter / "final_model.zip").is_file()
+    # none at the last rollout (step 1024, due but past total_timesteps): it would never play
+    assert not (exploiter.parent / "exploiter_000000001024").exists()
 
 
 def test_league_state_is_in_the_checkpoint_and_resume_restores_it(league_run, tmp_path) -> None:
