@@ -247,7 +247,8 @@ PLAYER_KEYS = {
 
 
 LEAGUE_KEYS = {
-    "names", "n_series", "seed", "duplicate", "pairs", "series_win_rate", "hand_win_rate",
+    "names", "n_series", "seed", "duplicate", "rules", "pairs", "series_win_rate",
+    "hand_win_rate",
     "points_per_hand", "ratings", "rating_gaps", "rating_method", "seconds",
 }  # fmt: skip
 
