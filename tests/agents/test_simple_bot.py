@@ -73,6 +73,13 @@ def test_simple_judges_a_knock_with_the_rules_it_is_given():
     assert choices(deal(hand, DEALER, "KS", rules=rediscard), rediscard) == {"take"}  # KS back
 
 
+def test_simple_reads_each_games_knock_limit_from_the_observation():
+    """Built with the default rules, it still judges a knock by the game's own limit."""
+    hand = "AC 2C 3C 4D 5D 6D 7C 8C 9C 2H"  # take KS, throw 2H: 10 left
+    assert choices(deal(hand, DEALER, "KS", rules=RulesConfig(knock_limit=9))) == {"pass"}
+    assert choices(deal(hand, DEALER, "KS", rules=RulesConfig(knock_limit=10))) == {"take"}
+
+
 # ------------------------------------------------------------------ discard and knock
 DISCARDS = [
     # (hand, upcard taken, what simple does, why)
