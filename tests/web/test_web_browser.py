@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from agents import SimpleBot, load_policy
-from agents.play import GameSession
-from agents.web.server import Defaults, bind_socket, create_app
-from agents.web.views import you_words
 from hgin_env.replay import ReplayError, replay_hand, result_lines
+from hgin_ui.terminal import GameSession
+from hgin_ui.web.parsing import Defaults
+from hgin_ui.web.server import bind_socket, create_app, page_url
+from hgin_ui.web.words import you_words
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed")
@@ -59,7 +60,7 @@ def server():
                 break
             time.sleep(0.1)
         assert srv.started, "the web table did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+        yield page_url(app, sock.getsockname()[1])
     finally:
         srv.should_exit = True
         thread.join(timeout=30)

@@ -29,12 +29,27 @@ function setBusy(delta) {
   document.body.dataset.busy = busyCount > 0 ? "1" : "0";
 }
 
-// A JSON request; a refused one throws an Error carrying the server's message and state.
+// The server's token, from the URL it printed (http://127.0.0.1:PORT/?token=...): every API
+// request carries it, so that no other page the browser holds can use the server.
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const AUTH = { "X-Hgin-Token": TOKEN };
+
+// The message of a refused answer: the server's {"error": ...}, else its status.
+async function errorOf(response) {
+  try {
+    return (await response.json()).error || `HTTP ${response.status}`;
+  } catch (err) {
+    return `The server answered ${response.status} ${response.statusText}.`;
+  }
+}
+
+// A JSON request (a POST always sends a JSON body); a refused one throws an Error carrying
+// the server's message and state.
 async function api(method, url, body) {
-  const options = { method, headers: {} };
-  if (body !== undefined) {
+  const options = { method, headers: { ...AUTH } };
+  if (method === "POST") {
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   setBusy(1);
   try {
@@ -333,7 +348,7 @@ function renderLog(box, lines, fresh) {
 
 function setSave(link, gameId, count) {
   if (count > 0) {
-    link.href = `/api/games/${gameId}/transcript`;
+    link.href = `/api/games/${gameId}/transcript?token=${encodeURIComponent(TOKEN)}`;
     link.classList.remove("disabled");
   } else {
     link.removeAttribute("href");
@@ -438,16 +453,22 @@ $("play-type").addEventListener("submit", (event) => {
 
 $("play-to-replay").addEventListener("click", async () => {
   if (!play.view) return;
+  setBusy(1);
   try {
-    setBusy(1);
-    const response = await fetch(`/api/games/${play.view.game}/transcript`);
+    let response;
+    try {
+      response = await fetch(`/api/games/${play.view.game}/transcript`, { headers: AUTH });
+    } catch (err) {
+      throw new Error("The server cannot be reached: is play.py --web still running?");
+    }
+    if (!response.ok) throw new Error(await errorOf(response));
     const text = await response.text();
-    setBusy(-1);
     selectMode("replay");
     loadReplay(text, "this game");
   } catch (err) {
-    setBusy(-1);
     showError("play-error", err.message);
+  } finally {
+    setBusy(-1);
   }
 });
 
@@ -624,6 +645,10 @@ for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click
 
 async function start() {
   showSpeed();
+  if (!TOKEN) {
+    showError("play-error", "This page needs the server's token: open the URL that play.py --web printed (http://127.0.0.1:PORT/?token=...).");
+    return;
+  }
   try {
     const options = await api("GET", "/api/options");
     const list = $("policies");
