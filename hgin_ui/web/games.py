@@ -56,6 +56,7 @@ class Table:
         self.names = names
         self.transcript = transcript
         self.log: list[str] = []
+        self.log_seats: list[int | None] = []  # the seat each log line is about (None: deal)
         self.records: list[dict[str, Any]] = []
         self.pending: dict[str, Any] | None = None  # the record of a hand just finished
         self.lock = threading.Lock()
@@ -71,12 +72,14 @@ class Table:
         dealer = self.names[int(engine.state.dealer[0])]
         line = deal_line(dealer, card_text(engine.top_discard[0]))
         self.log.append(f"Hand {self.session.hands_done + 1}: {line}")
+        self.log_seats.append(None)
 
     def _apply(self, action: int, hidden_draw: bool) -> None:
         """Log and play the action of the seat to act; keep the record of a finished hand."""
         engine = self.session.engine
-        name = self.names[int(engine.current_player[0])]
-        self.log.append(action_line(engine, action, name, hidden_draw))
+        seat = int(engine.current_player[0])
+        self.log.append(action_line(engine, action, self.names[seat], hidden_draw))
+        self.log_seats.append(seat)
         step = self.session.step(action)
         if step.rows.size:
             record = self.session.last_record
@@ -91,7 +94,7 @@ class Table:
     def _next_deal(self) -> None:
         """Leave the finished hand and show the next deal."""
         self.pending = None
-        self.log = []
+        self.log, self.log_seats = [], []
         self._banner()
 
     def transcript_text(self) -> str:

@@ -198,7 +198,14 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
         else:
             row = {"role": None, **arrangement(parse_cards(result["hands"][seat])), "layoffs": []}
         layout.append({"name": names[seat], **row})
-    lines = [you_words(line) for line in result_lines(result, names)]
+    # the text lists the cards in the order the page draws them (by rank)
+    drawn = dict(
+        result,
+        knocker_deadwood_cards=by_rank(result.get("knocker_deadwood_cards") or []),
+        defender_deadwood_cards=by_rank(result.get("defender_deadwood_cards") or []),
+        layoffs=" ".join(by_rank((result.get("layoffs") or "").split())),
+    )
+    lines = [you_words(line) for line in result_lines(drawn, names)]
     return {
         "hand": (record.get("info") or {}).get("hand"),
         "outcome": result["outcome"],
@@ -227,6 +234,7 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "opponent": game.opponent_spec,
         "hand_no": game.hand_no,
         "log": list(game.log),
+        "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, me),
         "saved_hands": len(game.records),
         "finished": session.finished,
@@ -267,6 +275,7 @@ def watch_view(game: WatchGame) -> dict[str, Any]:
         "players": list(game.specs),
         "hand_no": game.hand_no,
         "log": list(game.log),
+        "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, 0),
         "saved_hands": len(game.records),
         "finished": session.finished,
@@ -290,6 +299,7 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if not records:
         raise ReplayError("the transcript holds no hand")
     hands = []
+    sheets: ScoreSheets | None = None
     for k, record in enumerate(records, start=1):
         try:
             replay_hand(record)
@@ -311,7 +321,20 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             frames.append({"line": line, "table": table_view(engine, names, (0, 1))})
         info = record.get("info") or {}
         title = f"Hand {k} of {len(records)}" + "".join(f", {a} {b}" for a, b in info.items())
+        rules = engine.rules
+        if sheets is None or bool(sheets.finished[0]) or sheets.rules != rules:
+            sheets = ScoreSheets(1, rules)  # a new series
+        before = sheet_view(sheets, names, 0)
+        result = record["result"]
+        sheets.record(np.array([int(result["winner"])]), np.array([int(result["points"])]))
         hands.append(
-            {"title": title, "names": names, "frames": frames, "result": result_view(record)}
+            {
+                "title": title,
+                "names": names,
+                "frames": frames,
+                "result": result_view(record),
+                "sheet_before": before,
+                "sheet": sheet_view(sheets, names, 0),
+            }
         )
     return {"mode": "replay", "hands": hands}

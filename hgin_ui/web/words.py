@@ -19,11 +19,15 @@ _YOU_VERBS = {
     "knocks": "knock", "undercuts": "undercut", "goes": "go", "deals": "deal",
 }  # fmt: skip
 _YOU_VERB = re.compile(r"^You (" + "|".join(_YOU_VERBS) + r")\b")
+_ONE_POINTS = re.compile(r"\b1 points\b")
 
 
 def you_words(text: str) -> str:
-    """A line of ``describe_action`` or ``result_lines`` said to a player named ``You``."""
-    return _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text)
+    """A line of ``describe_action`` or ``result_lines`` as the page says it.
+
+    Said to a player named ``You`` in the second person ("You draw"), and "1 point".
+    """
+    return _ONE_POINTS.sub("1 point", _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text))
 
 
 def action_line(engine: GinEngine, action: int, name: str, hidden_draw: bool = False) -> str:

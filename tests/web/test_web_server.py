@@ -483,8 +483,62 @@ def test_card_tokens_are_read_as_cards() -> None:
         ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to You."),
         ("Bob undercuts You: 12 points to Bob.", "Bob undercuts You: 12 points to Bob."),
         ("Youssef draws from the stock", "Youssef draws from the stock"),
+        ("You deals; upcard 7H", "You deal; upcard 7H"),
+        ("Bob knocks: 1 points to Bob.", "Bob knocks: 1 point to Bob."),
+        ("Bob knocks: 11 points to Bob.", "Bob knocks: 11 points to Bob."),
     ],
 )
 def test_lines_about_you_are_said_to_you(line: str, said: str) -> None:
     """The log and the headline speak to a player named You in the second person."""
     assert you_words(line) == said
+
+
+def test_the_log_says_whose_line_each_is_for_a_player_named_like_the_bot(client) -> None:
+    """``log_seats`` gives each log line's seat (None: the deal), names alike or not."""
+    rng = np.random.default_rng(5)
+    view = client.post("/api/play", json={"seed": 5, "name": "simple"}).json()
+    assert view["names"] == ["simple", "simple (2)"]
+    for _ in range(4):
+        assert len(view["log_seats"]) == len(view["log"])
+        assert view["log_seats"][0] is None and view["log"][0].startswith("Hand 1: ")
+        for line, seat in zip(view["log"][1:], view["log_seats"][1:], strict=True):
+            assert line.startswith(view["names"][seat] + " ")
+            assert seat == 0 or line.startswith("simple (2) ")
+        move = {"move": choose(view, rng)}
+        view = client.post(f"/api/play/{view['game']}/move", json=move).json()
+        if view["result"] is not None:
+            break
+
+
+def knocked_transcript(client: TestClient) -> str:
+    """The transcript of two hands played through the API, the first one ended by a knock."""
+    for seed in range(30, 60):
+        view = client.post("/api/play", json={"seed": seed}).json()
+        view = play_hand(client, view, np.random.default_rng(seed))
+        if view["result"]["outcome"] in ("KNOCK", "UNDERCUT") and view["result"]["points"]:
+            view = client.post(f"/api/play/{view['game']}/next", json={}).json()
+            view = play_hand(client, view, np.random.default_rng(seed))
+            return client.get(f"/api/games/{view['game']}/transcript").text
+    raise AssertionError("no seed from 30 to 59 gives a knock")
+
+
+def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) -> None:
+    """Each replayed hand carries the sheet before and after it; the text orders cards as drawn."""
+    text = knocked_transcript(client)
+    records = [json.loads(line) for line in text.splitlines()]
+    hands = client.post("/api/replay", json={"text": text}).json()["hands"]
+    first, second = hands
+    assert all(v is None for row in first["sheet_before"]["rows"] for v in row["scores"])
+    assert second["sheet_before"] == first["sheet"]
+    winner, points = records[0]["result"]["winner"], records[0]["result"]["points"]
+    row = next(r for r in first["sheet"]["rows"] if r["seat"] == winner)
+    assert row["scores"][0] == points
+    result = first["result"]
+    for seat in result["seats"]:  # the text's deadwood and layoffs in the cards' order
+        if seat["role"] and seat["deadwood_cards"]:
+            line = next(x for x in result["lines"] if f"({seat['role']})" in x)
+            loose = line.split("deadwood")[0].split("|")[-1]
+            assert CARD_TOKEN.findall(loose) == seat["deadwood_cards"]
+        if seat["layoffs"]:
+            line = next(x for x in result["lines"] if x.startswith("Laid off"))
+            assert line.split()[2:] == seat["layoffs"]

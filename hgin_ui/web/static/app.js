@@ -82,6 +82,22 @@ function showError(id, message) {
   box.classList.toggle("shown", Boolean(message));
 }
 
+// Make a card (or the stock) a button: a click, Enter or Space plays ``action``; it takes
+// the keyboard focus in turn (Tab) and shows it.
+function pressable(node, action, label) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  if (label) node.setAttribute("aria-label", label);
+  node.addEventListener("click", action);
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      action();
+    }
+  });
+  return node;
+}
+
 function bump(board, state) {
   board.dataset.state = state;
   board.dataset.version = String(Number(board.dataset.version) + 1);
@@ -209,8 +225,7 @@ function handGroups(hand, moves, onMove) {
     if (!d) return el("div", { class: "slot" }, cardFace(card));
     const face = cardFace(card, d.discard ? "playable" : "blocked");
     if (d.discard) {
-      face.addEventListener("click", () => onMove(card));
-      face.setAttribute("role", "button");
+      pressable(face, () => onMove(card), `discard ${card}: deadwood ${d.deadwood} left`);
       face.title = `discard ${card}: deadwood ${d.deadwood}`;
     } else {
       face.title = `${card} was just taken from the pile: it cannot be discarded now`;
@@ -249,9 +264,9 @@ function centre(table, opts) {
     table.stock > 0 ? cardBack(moves && moves.draw ? "playable" : "") : el("div", { class: "card empty" }),
     el("div", { class: "label", id: "stock-count" }, `stock: ${table.stock}`),
   );
-  if (moves && moves.draw) stock.firstChild.addEventListener("click", () => opts.onMove("draw"));
+  if (moves && moves.draw) pressable(stock.firstChild, () => opts.onMove("draw"), "draw from the stock");
   const topCard = table.top ? cardFace(table.top, moves && moves.take ? "playable" : "") : el("div", { class: "card empty" });
-  if (moves && moves.take) topCard.addEventListener("click", () => opts.onMove("take"));
+  if (moves && moves.take) pressable(topCard, () => opts.onMove("take"), `take ${table.top}`);
   const older = table.pile.slice(0, -1).slice(-14);
   const pile = el(
     "div",
@@ -387,8 +402,9 @@ function renderPlay(view) {
   const from = sameHand ? play.lastLog : 0;
   const fresh = new Set();
   const theirs = [];
+  // the server says whose line each is: a player named like the bot is not confused
   view.log.forEach((line, i) => {
-    if (i >= from && !line.startsWith(myName + " ")) {
+    if (i >= from && view.log_seats[i] === 1 - me) {
       fresh.add(i);
       theirs.push(line);
     }
@@ -406,7 +422,7 @@ function renderPlay(view) {
   const tableBox = $("play-table");
   if (view.table) {
     tableBox.hidden = false;
-    const labels = { [me]: "you" };
+    const labels = myName.toLowerCase() === "you" ? {} : { [me]: "you" };
     if (view.opponent !== view.names[1 - me]) labels[1 - me] = view.opponent;
     renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels });
   } else {
@@ -597,6 +613,7 @@ function renderReplay() {
   $("replay-line").textContent = frame.line;
   renderTable($("replay-table"), frame.table, { bottom: 0, moves: null, labels: null });
   renderResult($("replay-result"), replay.step === last ? hand.result : null, null);
+  renderSheet($("replay-sheet"), replay.step === last ? hand.sheet : hand.sheet_before);
   const slider = $("replay-slider");
   slider.max = String(last);
   slider.value = String(replay.step);
