@@ -291,5 +291,10 @@ class GameStore:
             self._games.move_to_end(game_id)
             return held[0]
 
+    def clear(self) -> None:
+        """Forget every game."""
+        with self._lock:
+            self._games.clear()
+
     def __len__(self) -> int:
         return len(self._games)

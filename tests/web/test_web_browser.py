@@ -47,10 +47,15 @@ NEW_VIEW = (
 
 
 @pytest.fixture(scope="module")
-def server():
+def app():
+    """The web table's app: the simple bot and a fixed seed by default."""
+    return create_app(Defaults(opponent="simple", seed=SEED))
+
+
+@pytest.fixture(scope="module")
+def server(app):
     """The web table on a free port of 127.0.0.1 in a thread; stopped even if a test fails."""
     sock = bind_socket(0)
-    app = create_app(Defaults(opponent="simple", seed=SEED))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -348,8 +353,8 @@ def press_on(page, target) -> None:
     act(page, "#play-board", lambda: page.keyboard.press(key))
 
 
-def test_a_hand_by_keyboard_under_the_bots_name(server, context) -> None:
-    """Tab and Enter/Space play a whole hand; named like the bot, the player is still told apart."""
+def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
+    """Tab and Enter/Space play a hand; a bot's namesake is told apart; a lost game is said."""
     page = open_page(context, server)
     page.fill("#play-form input[name=name]", "simple")  # the opponent is the simple bot
     act(page, "#play-board", lambda: page.click("#play-new"))
@@ -374,4 +379,10 @@ def test_a_hand_by_keyboard_under_the_bots_name(server, context) -> None:
     assert page.inner_text("#play-error") == ""
     press_on(page, page.locator("#play-next"))
     assert page.inner_text("#play-title").startswith("Hand 2")
+    # the server forgot the game (idle, or restarted): Replay these hands says so
+    app.state.store.clear()
+    page.click("#play-to-replay")
+    page.wait_for_function("document.querySelector('#play-error').textContent !== ''")
+    assert page.inner_text("#play-error").startswith("no such game")
+    assert page.is_visible("#play") and page.is_hidden("#replay")
     assert page.errors == []
