@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The browser tests (tests/cli/test_web_browser.py) drive Debian's chromium; as root it is
+# The browser tests (tests/web/test_web_browser.py) drive Debian's chromium; as root it is
 # installed when missing, elsewhere they are skipped with a reason (under CI they fail).
 browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \

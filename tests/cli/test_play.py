@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from agents import SimpleBot, load_policy
-from agents.play import GameSession, input_text
 from hgin_env.engine import KNOCK
 from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.game import Phase
 from hgin_env.replay import replay_hand
+from hgin_ui.terminal import GameSession, input_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 3

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from agents import SimpleBot, load_policy
-from agents.play import GameSession
-from agents.web.server import Defaults, bind_socket, create_app
-from agents.web.views import you_words
 from hgin_env.replay import ReplayError, replay_hand, result_lines
+from hgin_ui.terminal import GameSession
+from hgin_ui.web.parsing import Defaults
+from hgin_ui.web.server import bind_socket, create_app, page_url
+from hgin_ui.web.words import you_words
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed")
@@ -46,10 +47,15 @@ NEW_VIEW = (
 
 
 @pytest.fixture(scope="module")
-def server():
+def app():
+    """The web table's app: the simple bot and a fixed seed by default."""
+    return create_app(Defaults(opponent="simple", seed=SEED))
+
+
+@pytest.fixture(scope="module")
+def server(app):
     """The web table on a free port of 127.0.0.1 in a thread; stopped even if a test fails."""
     sock = bind_socket(0)
-    app = create_app(Defaults(opponent="simple", seed=SEED))
     srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -59,7 +65,7 @@ def server():
                 break
             time.sleep(0.1)
         assert srv.started, "the web table did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+        yield page_url(app, sock.getsockname()[1])
     finally:
         srv.should_exit = True
         thread.join(timeout=30)
@@ -81,7 +87,7 @@ def browser():
 @pytest.fixture
 def context(browser):
     """A fresh browser context (its own tabs and downloads), closed after the test."""
-    ctx = browser.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     try:
         yield ctx
     finally:
@@ -118,24 +124,41 @@ def state(page, board: str = "#play-board") -> str:
     return page.get_attribute(board, "data-state")
 
 
-def click_a_move(page) -> None:
-    """Click a legal move: pass, draw, a knock when offered, else the least-deadwood discard."""
+def next_target(page):
+    """The control of the move to play: pass, draw, a knock when offered, else the best discard."""
     phase = state(page)
     if phase == "offer":
-        act(page, "#play-board", lambda: page.click("#move-pass"))
-    elif phase == "draw":
-        act(page, "#play-board", lambda: page.click("#move-draw"))
-    elif phase == "discard":
+        return page.locator("#move-pass")
+    if phase == "draw":
+        return page.locator("#move-draw")
+    if phase == "discard":
         knocks = page.locator("#play-table button.knock")
         if knocks.count():
-            act(page, "#play-board", lambda: knocks.first.click())
-            return
+            return knocks.first
         slots = page.locator("#play-table .slot[data-discard='1']")
         values = [int(slots.nth(k).get_attribute("data-deadwood")) for k in range(slots.count())]
-        best = slots.nth(values.index(min(values)))
-        act(page, "#play-board", lambda: best.locator(".card").click())
-    else:
-        raise AssertionError(f"no move to click in state {phase!r}")
+        return slots.nth(values.index(min(values))).locator(".card")
+    raise AssertionError(f"no move to play in state {phase!r}")
+
+
+def click_a_move(page, tap: bool = False) -> None:
+    """Click (or tap) a legal move: pass, draw, a knock when offered, else the best discard."""
+    target = next_target(page)
+    act(page, "#play-board", target.tap if tap else target.click)
+
+
+def fits_the_width(page) -> bool:
+    """Whether the page is no wider than the window (no horizontal scroll)."""
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def play_out_the_hand(page, move) -> None:
+    """Call ``move(page)`` until the hand is over (300 moves at most)."""
+    for _ in range(300):
+        if state(page) in ("hand-over", "series-over"):
+            return
+        move(page)
+    raise AssertionError("the hand did not end")
 
 
 def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -> None:
@@ -160,7 +183,7 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -
                 page.screenshot(path=str(shots / "web-play.png"))
         click_a_move(page)
     assert state(page) == "hand-over"
-    assert page.inner_text("#play-error") == ""
+    assert page.inner_text("#play-error") == "" and fits_the_width(page)
     page.screenshot(path=str(shots / "web-hand-over.png"))
 
     with page.expect_download() as info:
@@ -281,4 +304,85 @@ def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_pat
     act(page, "#replay-board", lambda: page.set_input_files("#replay-file", str(bad)))
     assert page.inner_text("#replay-error") == f"error: hand 1 of 1: {reason.value}"
     assert page.is_hidden("#replay-board")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_a_phone_fits_the_page_and_plays_a_hand_by_taps(browser, server, width) -> None:
+    """At phone width nothing scrolls sideways, every control is on screen, taps play a hand."""
+    ctx = browser.new_context(
+        viewport={"width": width, "height": 844}, has_touch=True, is_mobile=True
+    )
+    try:
+        page = open_page(ctx, server)
+        assert fits_the_width(page)
+        for tab in ("watch", "replay", "play"):  # every tab reachable on screen
+            box = page.locator(f".tab[data-mode={tab}]").bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, tab
+            page.locator(f".tab[data-mode={tab}]").tap()
+            assert fits_the_width(page), tab
+        act(page, "#play-board", lambda: page.locator("#play-new").tap())
+
+        def tap_a_move(page) -> None:
+            assert fits_the_width(page), state(page)
+            box = next_target(page).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, state(page)
+            click_a_move(page, tap=True)
+
+        play_out_the_hand(page, tap_a_move)
+        assert state(page) == "hand-over" and fits_the_width(page)
+        assert page.inner_text("#play-error") == ""
+        act(page, "#play-board", lambda: page.locator("#play-next").tap())
+        assert page.inner_text("#play-title").startswith("Hand 2") and fits_the_width(page)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def press_on(page, target) -> None:
+    """Tab to ``target`` (80 presses at most), check its focus shows, and press Enter or Space."""
+    handle = target.element_handle()
+    presses = 0
+    while not page.evaluate("(el) => document.activeElement === el", handle):
+        assert presses < 80, "Tab never reached the move's control"
+        page.keyboard.press("Tab")
+        presses += 1
+    outline = page.evaluate("(el) => getComputedStyle(el).outlineStyle", handle)
+    assert outline != "none", "the focused control shows no focus"
+    key = "Space" if presses % 2 else "Enter"  # both keys play a move
+    act(page, "#play-board", lambda: page.keyboard.press(key))
+
+
+def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
+    """Tab and Enter/Space play a hand; a bot's namesake is told apart; a lost game is said."""
+    page = open_page(context, server)
+    page.fill("#play-form input[name=name]", "simple")  # the opponent is the simple bot
+    act(page, "#play-board", lambda: page.click("#play-new"))
+    names = page.inner_text("#play-title")
+    assert "simple against simple (2)" in names
+    cards = page.locator("#play-table .card[tabindex='0']")
+    seen_cards = 0
+    announced: list[str] = []
+
+    def key_a_move(page) -> None:
+        nonlocal seen_cards
+        if state(page) == "discard":
+            seen_cards = max(seen_cards, cards.count())
+        text = page.inner_text("#play-announce").strip()
+        announced.extend(part for part in text.split(" · ") if part)
+        press_on(page, next_target(page))
+
+    play_out_the_hand(page, key_a_move)
+    assert state(page) == "hand-over" and seen_cards >= 10
+    # the bot's moves were announced, and only the bot's
+    assert announced and all(line.startswith("simple (2) ") for line in announced), announced
+    assert page.inner_text("#play-error") == ""
+    press_on(page, page.locator("#play-next"))
+    assert page.inner_text("#play-title").startswith("Hand 2")
+    # the server forgot the game (idle, or restarted): Replay these hands says so
+    app.state.store.clear()
+    page.click("#play-to-replay")
+    page.wait_for_function("document.querySelector('#play-error').textContent !== ''")
+    assert page.inner_text("#play-error").startswith("no such game")
+    assert page.is_visible("#play") and page.is_hidden("#replay")
     assert page.errors == []

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -17,21 +18,32 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from agents import load_policy
-from agents.web.games import PlayGame
-from agents.web.server import Defaults, create_app, main
-from agents.web.views import table_view, you_words
+from hgin_cli.play import web_main
 from hgin_env.engine.cards import card_id, card_text
 from hgin_env.replay import ReplayError, replay_hand
+from hgin_ui.web.games import PlayGame
+from hgin_ui.web.parsing import Defaults
+from hgin_ui.web.server import create_app
+from hgin_ui.web.views import table_view
+from hgin_ui.web.words import you_words
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b")
 
 
+#: where the test client says the server is (the Host check wants its name and port)
+BASE = "http://127.0.0.1:8000"
+
+
+def table_client(app) -> TestClient:
+    """A test client of ``app`` as the page is: its address, and the token on every request."""
+    return TestClient(app, base_url=BASE, headers={"X-Hgin-Token": app.state.token})
+
+
 @pytest.fixture
 def client() -> TestClient:
     """A test client of a fresh app whose default opponent is the simple bot."""
-    with TestClient(create_app(Defaults(opponent="simple"))) as c:
+    with table_client(create_app(Defaults(opponent="simple"))) as c:
         yield c
 
 
@@ -116,7 +128,7 @@ def test_no_message_shows_hidden_cards_over_whole_hands(client, opponent, seat, 
         view = play_hand(client, view, rng, check)
         assert view["result"]["hand"] == hand + 1
         check(game, client.get(f"/api/play/{view['game']}").json())
-        view = client.post(f"/api/play/{view['game']}/next").json()
+        view = client.post(f"/api/play/{view['game']}/next", json={}).json()
         check(game, view)
     # the opponent's moves are announced, its stock draws without the card
     opp = game.names[1 - seat]
@@ -146,14 +158,14 @@ def test_a_series_plays_to_its_end_under_page_rules(client) -> None:
         view = play_hand(client, view, rng)
         if view["finished"]:
             break
-        view = client.post(f"/api/play/{view['game']}/next").json()
+        view = client.post(f"/api/play/{view['game']}/next", json={}).json()
     assert view["finished"] and view["sheet"]["finished"]
     winner = view["sheet"]["winner"]
     assert winner in game.names
     row = next(r for r in view["sheet"]["rows"] if r["name"] == winner)
     assert row["games_won"] >= 2 and sum(row["won"]) == row["games_won"]
     assert f"series won by {winner}" in view["sheet"]["text"]
-    refused = client.post(f"/api/play/{view['game']}/next")
+    refused = client.post(f"/api/play/{view['game']}/next", json={})
     assert refused.status_code == 400
     assert refused.json()["error"] == "The series is over: start a new one."
 
@@ -203,7 +215,8 @@ def test_refused_moves_get_play_py_messages_and_change_nothing(client) -> None:
 def test_malformed_move_requests_are_refused(client, body, status, message) -> None:
     """A move request that is not a JSON object with a move text is refused with the reason."""
     view = client.post("/api/play", json={"seed": 1}).json()
-    response = client.post(f"/api/play/{view['game']}/move", content=body)
+    headers = {"Content-Type": "application/json"}
+    response = client.post(f"/api/play/{view['game']}/move", content=body, headers=headers)
     assert response.status_code == status
     assert response.json()["error"].startswith(message)
     assert client.get(f"/api/play/{view['game']}").json() == view
@@ -216,15 +229,13 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
         assert response.status_code == 404
         assert response.json()["error"] == "no such game 'nosuch': start a new one"
     assert client.post("/api/play/nosuch/move", json={"move": "draw"}).status_code == 404
-    with pytest.raises(ValueError) as policy_error:
-        load_policy("nosuchbot")
     cases = [
-        ({"opponent": "nosuchbot"}, str(policy_error.value)),
+        ({"opponent": "nosuchbot"}, "unknown opponent 'nosuchbot': choose one the server lists"),
         ({"rules": "knock_limit=x"}, "rules: --rules knock_limit: expected an integer, got 'x'"),
         ({"rules": "knock_limit"}, "rules: --rules expects key=value, got 'knock_limit'"),
         ({"rules": "colour=3"}, "rules: unknown rules field(s) ['colour']"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
-        ({"seed": -1}, "the seed must be an integer >= 0, got -1"),
+        ({"seed": -1}, "the seed must be an integer in 0..2**64-1, got -1"),
     ]
     for body, message in cases:
         response = client.post("/api/play", json=body)
@@ -259,7 +270,7 @@ def test_saved_transcript_replays_and_holds_only_finished_hands(client, tmp_path
     assert refused.status_code == 400 and "no hand has finished yet" in refused.json()["error"]
     for _ in range(2):
         view = play_hand(client, view, rng)
-        view = client.post(f"/api/play/{view['game']}/next").json()
+        view = client.post(f"/api/play/{view['game']}/next", json={}).json()
     response = client.get(url)
     assert response.status_code == 200
     assert "attachment" in response.headers["content-disposition"]
@@ -354,10 +365,10 @@ def test_watch_plays_both_seats_face_up_and_saves_hands(client) -> None:
     while view["result"] is None:
         assert all(seat["hand"] is not None for seat in view["table"]["seats"])
         before = len(view["log"])
-        view = client.post(f"/api/watch/{view['game']}/step").json()
+        view = client.post(f"/api/watch/{view['game']}/step", json={}).json()
         assert len(view["log"]) == before + 1
         steps += 1
-    view = client.post(f"/api/watch/{view['game']}/step").json()  # the next deal
+    view = client.post(f"/api/watch/{view['game']}/step", json={}).json()  # the next deal
     assert view["result"] is None and view["hand_no"] == 2 and len(view["log"]) == 1
     (record,) = [
         json.loads(line)
@@ -371,11 +382,11 @@ def test_watch_plays_both_seats_face_up_and_saves_hands(client) -> None:
 
 def test_options_list_the_policies_and_the_command_line_defaults() -> None:
     """The page's forms start from the command line: opponent, seat, names, rules, seed."""
-    from agents.play import parse_rules
+    from hgin_ui.terminal import parse_rules
 
     rules = parse_rules(["knock_limit=7", "big_gin_bonus=31"])
     app = create_app(Defaults("expert", 1, ("Ann", "Bob"), rules, 5))
-    with TestClient(app) as c:
+    with table_client(app) as c:
         options = c.get("/api/options").json()
         d = options["defaults"]
         assert (d["opponent"], d["seat"], d["name"], d["seed"]) == ("expert", 1, "Ann", 5)
@@ -413,10 +424,15 @@ def test_play_py_web_listens_on_loopback_only_and_stops_on_ctrl_c() -> None:
     )  # fmt: skip
     try:
         line = read_line(proc.stdout)
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)", line)
         assert match, f"no URL printed: {line!r}"
-        port = int(match.group(1))
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=30) as r:
+        port, token = int(match.group(1)), match.group(2)
+        url = f"http://127.0.0.1:{port}/api/options"
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no token: refused
+            urllib.request.urlopen(url, timeout=30)
+        assert refused.value.code == 403
+        request = urllib.request.Request(url, headers={"X-Hgin-Token": token})
+        with urllib.request.urlopen(request, timeout=30) as r:
             assert json.loads(r.read())["defaults"]["opponent"] == "simple"
         # bound to 127.0.0.1, not to every address: another loopback address is refused
         with pytest.raises(ConnectionRefusedError):
@@ -433,18 +449,19 @@ def test_play_py_web_listens_on_loopback_only_and_stops_on_ctrl_c() -> None:
 
 def test_command_line_errors_exit_2_in_one_line(capsys) -> None:
     """An unknown opponent or a taken port exits 2 with one line; bad options are usage errors."""
-    assert main(["nosuchbot", "--port", "0"]) == 2
+    assert web_main(["nosuchbot", "--port", "0"]) == 2
     assert capsys.readouterr().err.strip().startswith("error: unknown policy 'nosuchbot'")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        assert main(["simple", "--port", str(port)]) == 2
+        assert web_main(["simple", "--port", str(port)]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}") and "\n" not in err
-    for argv in (["--port", "70000"], ["--seed", "-1"], ["--rules", "knock_limit=x"]):
+    bad = (["--port", "70000"], ["--seed", "-1"], ["--seed", str(2**64)], ["--rules", "x=1"])
+    for argv in bad:
         with pytest.raises(SystemExit) as exit_:
-            main(argv)
+            web_main(argv)
         assert exit_.value.code == 2
 
 
@@ -466,6 +483,9 @@ def test_card_tokens_are_read_as_cards() -> None:
         ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to You."),
         ("Bob undercuts You: 12 points to Bob.", "Bob undercuts You: 12 points to Bob."),
         ("Youssef draws from the stock", "Youssef draws from the stock"),
+        ("You deals; upcard 7H", "You deal; upcard 7H"),
+        ("Bob knocks: 1 points to Bob.", "Bob knocks: 1 point to Bob."),
+        ("Bob knocks: 11 points to Bob.", "Bob knocks: 11 points to Bob."),
     ],
 )
 def test_lines_about_you_are_said_to_you(line: str, said: str) -> None:
@@ -473,12 +493,52 @@ def test_lines_about_you_are_said_to_you(line: str, said: str) -> None:
     assert you_words(line) == said
 
 
-def test_a_model_path_and_its_shipped_name_share_one_loaded_model(client) -> None:
-    """A .zip path plays like the shipped name it points at, and the model loads once."""
-    by_name = client.post("/api/play", json={"opponent": "ppo-cards", "seed": 2}).json()
-    path = str(ROOT / "models" / "ppo-cards" / "model.zip")
-    by_path = client.post("/api/play", json={"opponent": path, "seed": 2}).json()
-    assert by_name["names"][1] == by_path["names"][1] == "ppo-cards"
-    assert by_path["opponent"] == path
-    assert game_of(client, by_name).session.opponent is game_of(client, by_path).session.opponent
-    assert by_name["table"] == by_path["table"] and by_name["log"] == by_path["log"]
+def test_the_log_says_whose_line_each_is_for_a_player_named_like_the_bot(client) -> None:
+    """``log_seats`` gives each log line's seat (None: the deal), names alike or not."""
+    rng = np.random.default_rng(5)
+    view = client.post("/api/play", json={"seed": 5, "name": "simple"}).json()
+    assert view["names"] == ["simple", "simple (2)"]
+    for _ in range(4):
+        assert len(view["log_seats"]) == len(view["log"])
+        assert view["log_seats"][0] is None and view["log"][0].startswith("Hand 1: ")
+        for line, seat in zip(view["log"][1:], view["log_seats"][1:], strict=True):
+            assert line.startswith(view["names"][seat] + " ")
+            assert seat == 0 or line.startswith("simple (2) ")
+        move = {"move": choose(view, rng)}
+        view = client.post(f"/api/play/{view['game']}/move", json=move).json()
+        if view["result"] is not None:
+            break
+
+
+def knocked_transcript(client: TestClient) -> str:
+    """The transcript of two hands played through the API, the first one ended by a knock."""
+    for seed in range(30, 60):
+        view = client.post("/api/play", json={"seed": seed}).json()
+        view = play_hand(client, view, np.random.default_rng(seed))
+        if view["result"]["outcome"] in ("KNOCK", "UNDERCUT") and view["result"]["points"]:
+            view = client.post(f"/api/play/{view['game']}/next", json={}).json()
+            view = play_hand(client, view, np.random.default_rng(seed))
+            return client.get(f"/api/games/{view['game']}/transcript").text
+    raise AssertionError("no seed from 30 to 59 gives a knock")
+
+
+def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) -> None:
+    """Each replayed hand carries the sheet before and after it; the text orders cards as drawn."""
+    text = knocked_transcript(client)
+    records = [json.loads(line) for line in text.splitlines()]
+    hands = client.post("/api/replay", json={"text": text}).json()["hands"]
+    first, second = hands
+    assert all(v is None for row in first["sheet_before"]["rows"] for v in row["scores"])
+    assert second["sheet_before"] == first["sheet"]
+    winner, points = records[0]["result"]["winner"], records[0]["result"]["points"]
+    row = next(r for r in first["sheet"]["rows"] if r["seat"] == winner)
+    assert row["scores"][0] == points
+    result = first["result"]
+    for seat in result["seats"]:  # the text's deadwood and layoffs in the cards' order
+        if seat["role"] and seat["deadwood_cards"]:
+            line = next(x for x in result["lines"] if f"({seat['role']})" in x)
+            loose = line.split("deadwood")[0].split("|")[-1]
+            assert CARD_TOKEN.findall(loose) == seat["deadwood_cards"]
+        if seat["layoffs"]:
+            line = next(x for x in result["lines"] if x.startswith("Laid off"))
+            assert line.split()[2:] == seat["layoffs"]

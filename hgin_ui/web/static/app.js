@@ -29,12 +29,27 @@ function setBusy(delta) {
   document.body.dataset.busy = busyCount > 0 ? "1" : "0";
 }
 
-// A JSON request; a refused one throws an Error carrying the server's message and state.
+// The server's token, from the URL it printed (http://127.0.0.1:PORT/?token=...): every API
+// request carries it, so that no other page the browser holds can use the server.
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const AUTH = { "X-Hgin-Token": TOKEN };
+
+// The message of a refused answer: the server's {"error": ...}, else its status.
+async function errorOf(response) {
+  try {
+    return (await response.json()).error || `HTTP ${response.status}`;
+  } catch (err) {
+    return `The server answered ${response.status} ${response.statusText}.`;
+  }
+}
+
+// A JSON request (a POST always sends a JSON body); a refused one throws an Error carrying
+// the server's message and state.
 async function api(method, url, body) {
-  const options = { method, headers: {} };
-  if (body !== undefined) {
+  const options = { method, headers: { ...AUTH } };
+  if (method === "POST") {
     options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
+    options.body = JSON.stringify(body === undefined ? {} : body);
   }
   setBusy(1);
   try {
@@ -65,6 +80,22 @@ function showError(id, message) {
   const box = $(id);
   box.textContent = message || "";
   box.classList.toggle("shown", Boolean(message));
+}
+
+// Make a card (or the stock) a button: a click, Enter or Space plays ``action``; it takes
+// the keyboard focus in turn (Tab) and shows it.
+function pressable(node, action, label) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  if (label) node.setAttribute("aria-label", label);
+  node.addEventListener("click", action);
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      action();
+    }
+  });
+  return node;
 }
 
 function bump(board, state) {
@@ -194,8 +225,7 @@ function handGroups(hand, moves, onMove) {
     if (!d) return el("div", { class: "slot" }, cardFace(card));
     const face = cardFace(card, d.discard ? "playable" : "blocked");
     if (d.discard) {
-      face.addEventListener("click", () => onMove(card));
-      face.setAttribute("role", "button");
+      pressable(face, () => onMove(card), `discard ${card}: deadwood ${d.deadwood} left`);
       face.title = `discard ${card}: deadwood ${d.deadwood}`;
     } else {
       face.title = `${card} was just taken from the pile: it cannot be discarded now`;
@@ -234,9 +264,9 @@ function centre(table, opts) {
     table.stock > 0 ? cardBack(moves && moves.draw ? "playable" : "") : el("div", { class: "card empty" }),
     el("div", { class: "label", id: "stock-count" }, `stock: ${table.stock}`),
   );
-  if (moves && moves.draw) stock.firstChild.addEventListener("click", () => opts.onMove("draw"));
+  if (moves && moves.draw) pressable(stock.firstChild, () => opts.onMove("draw"), "draw from the stock");
   const topCard = table.top ? cardFace(table.top, moves && moves.take ? "playable" : "") : el("div", { class: "card empty" });
-  if (moves && moves.take) topCard.addEventListener("click", () => opts.onMove("take"));
+  if (moves && moves.take) pressable(topCard, () => opts.onMove("take"), `take ${table.top}`);
   const older = table.pile.slice(0, -1).slice(-14);
   const pile = el(
     "div",
@@ -333,7 +363,7 @@ function renderLog(box, lines, fresh) {
 
 function setSave(link, gameId, count) {
   if (count > 0) {
-    link.href = `/api/games/${gameId}/transcript`;
+    link.href = `/api/games/${gameId}/transcript?token=${encodeURIComponent(TOKEN)}`;
     link.classList.remove("disabled");
   } else {
     link.removeAttribute("href");
@@ -372,8 +402,9 @@ function renderPlay(view) {
   const from = sameHand ? play.lastLog : 0;
   const fresh = new Set();
   const theirs = [];
+  // the server says whose line each is: a player named like the bot is not confused
   view.log.forEach((line, i) => {
-    if (i >= from && !line.startsWith(myName + " ")) {
+    if (i >= from && view.log_seats[i] === 1 - me) {
       fresh.add(i);
       theirs.push(line);
     }
@@ -391,7 +422,7 @@ function renderPlay(view) {
   const tableBox = $("play-table");
   if (view.table) {
     tableBox.hidden = false;
-    const labels = { [me]: "you" };
+    const labels = myName.toLowerCase() === "you" ? {} : { [me]: "you" };
     if (view.opponent !== view.names[1 - me]) labels[1 - me] = view.opponent;
     renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels });
   } else {
@@ -438,16 +469,22 @@ $("play-type").addEventListener("submit", (event) => {
 
 $("play-to-replay").addEventListener("click", async () => {
   if (!play.view) return;
+  setBusy(1);
   try {
-    setBusy(1);
-    const response = await fetch(`/api/games/${play.view.game}/transcript`);
+    let response;
+    try {
+      response = await fetch(`/api/games/${play.view.game}/transcript`, { headers: AUTH });
+    } catch (err) {
+      throw new Error("The server cannot be reached: is play.py --web still running?");
+    }
+    if (!response.ok) throw new Error(await errorOf(response));
     const text = await response.text();
-    setBusy(-1);
     selectMode("replay");
     loadReplay(text, "this game");
   } catch (err) {
-    setBusy(-1);
     showError("play-error", err.message);
+  } finally {
+    setBusy(-1);
   }
 });
 
@@ -576,6 +613,7 @@ function renderReplay() {
   $("replay-line").textContent = frame.line;
   renderTable($("replay-table"), frame.table, { bottom: 0, moves: null, labels: null });
   renderResult($("replay-result"), replay.step === last ? hand.result : null, null);
+  renderSheet($("replay-sheet"), replay.step === last ? hand.sheet : hand.sheet_before);
   const slider = $("replay-slider");
   slider.max = String(last);
   slider.value = String(replay.step);
@@ -624,6 +662,10 @@ for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click
 
 async function start() {
   showSpeed();
+  if (!TOKEN) {
+    showError("play-error", "This page needs the server's token: open the URL that play.py --web printed (http://127.0.0.1:PORT/?token=...).");
+    return;
+  }
   try {
     const options = await api("GET", "/api/options");
     const list = $("policies");

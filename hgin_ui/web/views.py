@@ -18,7 +18,6 @@ for a card by its text alone.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,21 +37,17 @@ from hgin_env.engine.game import GinEngine, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.melds import best_melds
 from hgin_env.envs.render import sheet_text
-from hgin_env.replay import ReplayError, describe_action, replay_hand, result_lines
+from hgin_env.replay import ReplayError, replay_hand, result_lines
+
+from .words import action_line, deal_line, you_words
 
 if TYPE_CHECKING:
-    from agents.web.games import PlayGame, WatchGame
+    from .games import PlayGame, WatchGame
 
 PHASE_NAMES = {
     Phase.OFFER: "offer", Phase.DRAW: "draw", Phase.DISCARD: "discard", Phase.OVER: "over",
 }  # fmt: skip
 _KNOCKS = ("KNOCK", "GIN", "UNDERCUT", "BIG_GIN")
-#: a sentence about "You" in the person's words: "You draws" -> "You draw"
-_YOU_VERBS = {
-    "passes": "pass", "takes": "take", "draws": "draw", "discards": "discard",
-    "knocks": "knock", "undercuts": "undercut", "goes": "go",
-}  # fmt: skip
-_YOU_VERB = re.compile(r"^You (" + "|".join(_YOU_VERBS) + r")\b")
 
 
 def card_list(mask: np.ndarray) -> list[str]:
@@ -75,16 +70,6 @@ def by_rank(cards: Sequence[str]) -> list[str]:
     """Card texts sorted by rank then suit, as a hand's deadwood is shown."""
     ids = sorted(card_id(c) for c in cards)
     return [card_text(c) for c in sorted(ids, key=lambda c: (CARD_RANK[c], CARD_SUIT[c]))]
-
-
-def you_words(text: str) -> str:
-    """A line of ``describe_action`` or ``result_lines`` said to a player named ``You``."""
-    return _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text)
-
-
-def action_line(engine: GinEngine, action: int, name: str, hidden_draw: bool = False) -> str:
-    """``describe_action`` in the person's words when ``name`` is ``You`` ("You draw 7H")."""
-    return you_words(describe_action(engine, action, name, hidden_draw))
 
 
 def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) -> dict[str, Any]:
@@ -213,7 +198,14 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
         else:
             row = {"role": None, **arrangement(parse_cards(result["hands"][seat])), "layoffs": []}
         layout.append({"name": names[seat], **row})
-    lines = [you_words(line) for line in result_lines(result, names)]
+    # the text lists the cards in the order the page draws them (by rank)
+    drawn = dict(
+        result,
+        knocker_deadwood_cards=by_rank(result.get("knocker_deadwood_cards") or []),
+        defender_deadwood_cards=by_rank(result.get("defender_deadwood_cards") or []),
+        layoffs=" ".join(by_rank((result.get("layoffs") or "").split())),
+    )
+    lines = [you_words(line) for line in result_lines(drawn, names)]
     return {
         "hand": (record.get("info") or {}).get("hand"),
         "outcome": result["outcome"],
@@ -242,6 +234,7 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "opponent": game.opponent_spec,
         "hand_no": game.hand_no,
         "log": list(game.log),
+        "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, me),
         "saved_hands": len(game.records),
         "finished": session.finished,
@@ -282,6 +275,7 @@ def watch_view(game: WatchGame) -> dict[str, Any]:
         "players": list(game.specs),
         "hand_no": game.hand_no,
         "log": list(game.log),
+        "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, 0),
         "saved_hands": len(game.records),
         "finished": session.finished,
@@ -305,6 +299,7 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if not records:
         raise ReplayError("the transcript holds no hand")
     hands = []
+    sheets: ScoreSheets | None = None
     for k, record in enumerate(records, start=1):
         try:
             replay_hand(record)
@@ -316,17 +311,30 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         engine.reset(decks=np.asarray(record["deck"], np.int64)[None], dealers=dealer)
         frames = [
             {
-                "line": f"{names[dealer]} deals; upcard {card_text(engine.top_discard[0])}",
+                "line": deal_line(names[dealer], card_text(engine.top_discard[0])),
                 "table": table_view(engine, names, (0, 1)),
             }
         ]
         for seat, action in record["actions"]:
-            line = describe_action(engine, action, names[int(seat)])
+            line = action_line(engine, action, names[int(seat)])
             engine.step(np.array([int(action)]))
             frames.append({"line": line, "table": table_view(engine, names, (0, 1))})
         info = record.get("info") or {}
         title = f"Hand {k} of {len(records)}" + "".join(f", {a} {b}" for a, b in info.items())
+        rules = engine.rules
+        if sheets is None or bool(sheets.finished[0]) or sheets.rules != rules:
+            sheets = ScoreSheets(1, rules)  # a new series
+        before = sheet_view(sheets, names, 0)
+        result = record["result"]
+        sheets.record(np.array([int(result["winner"])]), np.array([int(result["points"])]))
         hands.append(
-            {"title": title, "names": names, "frames": frames, "result": result_view(record)}
+            {
+                "title": title,
+                "names": names,
+                "frames": frames,
+                "result": result_view(record),
+                "sheet_before": before,
+                "sheet": sheet_view(sheets, names, 0),
+            }
         )
     return {"mode": "replay", "hands": hands}

@@ -1,17 +1,18 @@
 """The games the web table holds: a person against a policy, two policies, and the store.
 
-The server keeps every game; the page only ever gets the views of ``agents.web.views``.
+The server keeps every game; the page only ever gets the views of ``hgin_ui.web.views``.
 
-- ``PlayGame`` wraps ``agents.play.GameSession`` (the terminal game's session): the
+- ``PlayGame`` wraps ``hgin_ui.terminal.GameSession`` (the terminal game's session): the
   person's moves are read by ``GameSession.read_move``, so a refused move gets the very
   message ``play.py`` prints; the opponent moves at once after each of the person's.
   When a hand ends, the game holds its record (``pending``) until the person asks for
   the next deal, so the end of a hand and the next deal never share a message.
 - ``WatchGame`` plays two policies one action per ``step``.
-- ``GameStore`` maps game ids (random, one per new game: a tab is a game) to games, and
-  forgets the least recently used beyond a bound.
-- ``PolicyLoader`` loads policies as the CLIs do (``load_policy``) and keeps loaded
-  models, which are deterministic, for the next game.
+- ``GameStore`` maps game ids (random, one per new game: a tab is a game) to games. It
+  forgets a game idle for an hour, and holds at most ``limit`` games: when full, the
+  least recently used game goes only if it has been idle for ``protect_s`` (10 minutes),
+  else the new game is refused (``StoreFullError``), so a flood of new games never ends a
+  series someone is playing.
 """
 
 from __future__ import annotations
@@ -19,40 +20,18 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.model_policy import ModelPolicy, load_policy, model_file
-from agents.play import GameSession, MoveError
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
+from hgin_ui.terminal import GameSession, MoveError
 
-from .views import action_line
-
-
-class PolicyLoader:
-    """Loads policies by name or path; a model file is loaded once and shared.
-
-    Raises (from ``load``):
-        PolicyLoadError: as ``load_policy`` does, for an unknown name or a bad model.
-    """
-
-    def __init__(self) -> None:
-        self._models: dict[Path, ModelPolicy] = {}
-        self._lock = threading.Lock()
-
-    def load(self, spec: str, seed: int | None = None) -> Policy:
-        """The policy ``spec`` names (a bot, a shipped model, a ``.zip`` path)."""
-        path = model_file(spec)
-        if path is None or not path.is_file():
-            return load_policy(spec, seed)
-        key = path.resolve()
-        with self._lock:
-            if key not in self._models:
-                self._models[key] = ModelPolicy(key)
-            return self._models[key]
+from .words import action_line, deal_line
 
 
 class Table:
@@ -77,6 +56,7 @@ class Table:
         self.names = names
         self.transcript = transcript
         self.log: list[str] = []
+        self.log_seats: list[int | None] = []  # the seat each log line is about (None: deal)
         self.records: list[dict[str, Any]] = []
         self.pending: dict[str, Any] | None = None  # the record of a hand just finished
         self.lock = threading.Lock()
@@ -88,17 +68,18 @@ class Table:
         return self.session.hands_done + (0 if self.pending is not None else 1)
 
     def _banner(self) -> None:
-        s = self.session.engine.state
-        self.log.append(
-            f"Hand {self.session.hands_done + 1}: {self.names[int(s.dealer[0])]} deals; "
-            f"upcard {card_text(self.session.engine.top_discard[0])}"
-        )
+        engine = self.session.engine
+        dealer = self.names[int(engine.state.dealer[0])]
+        line = deal_line(dealer, card_text(engine.top_discard[0]))
+        self.log.append(f"Hand {self.session.hands_done + 1}: {line}")
+        self.log_seats.append(None)
 
     def _apply(self, action: int, hidden_draw: bool) -> None:
         """Log and play the action of the seat to act; keep the record of a finished hand."""
         engine = self.session.engine
-        name = self.names[int(engine.current_player[0])]
-        self.log.append(action_line(engine, action, name, hidden_draw))
+        seat = int(engine.current_player[0])
+        self.log.append(action_line(engine, action, self.names[seat], hidden_draw))
+        self.log_seats.append(seat)
         step = self.session.step(action)
         if step.rows.size:
             record = self.session.last_record
@@ -113,7 +94,7 @@ class Table:
     def _next_deal(self) -> None:
         """Leave the finished hand and show the next deal."""
         self.pending = None
-        self.log = []
+        self.log, self.log_seats = [], []
         self._banner()
 
     def transcript_text(self) -> str:
@@ -233,16 +214,32 @@ class WatchGame(Table):
         self._apply(action, hidden_draw=False)
 
 
+class StoreFullError(RuntimeError):
+    """The store is full of games in play: a new game is refused (the message says so)."""
+
+
 class GameStore:
-    """Games by id; beyond ``limit`` games the least recently used one is forgotten.
+    """Games by id, forgotten when idle; a new game never pushes out one in play.
 
     Args:
-        limit: how many games to keep.
+        limit: the most games held at once.
+        idle_s: a game not used for this long (seconds) is forgotten.
+        protect_s: a game used within this many seconds is never forgotten to make room.
+        clock: the time in seconds (``time.monotonic``; a test passes its own).
     """
 
-    def __init__(self, limit: int = 200) -> None:
+    def __init__(
+        self,
+        limit: int = 200,
+        idle_s: float = 3600.0,
+        protect_s: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.limit = limit
-        self._games: OrderedDict[str, Table] = OrderedDict()
+        self.idle_s = idle_s
+        self.protect_s = protect_s
+        self.clock = clock
+        self._games: OrderedDict[str, tuple[Table, float]] = OrderedDict()  # oldest use first
         self._lock = threading.Lock()
 
     @staticmethod
@@ -250,25 +247,54 @@ class GameStore:
         """A fresh random game id."""
         return secrets.token_hex(8)
 
+    def _forget_idle(self, now: float) -> None:
+        while self._games:
+            game_id, (_, used) = next(iter(self._games.items()))
+            if now - used < self.idle_s:
+                break
+            del self._games[game_id]
+
     def add(self, game: Table) -> None:
-        """Keep a game."""
+        """Keep a game; when full, forget the least recently used one if it is idle enough.
+
+        Raises:
+            StoreFullError: every game held was used in the last ``protect_s`` seconds.
+        """
         with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
+            now = self.clock()
+            self._forget_idle(now)
+            if len(self._games) >= self.limit:
+                oldest_id, (_, used) = next(iter(self._games.items()))
+                if now - used < self.protect_s:
+                    raise StoreFullError(
+                        f"the table holds {self.limit} games, all played in the last "
+                        f"{self.protect_s / 60:g} minutes: no new game now (finish or close "
+                        "one, or try again in a few minutes)"
+                    )
+                del self._games[oldest_id]
+            self._games[game.id] = (game, now)
 
     def get(self, game_id: str, kind: type[Table] = Table) -> Table:
-        """The game with this id.
+        """The game with this id (this counts as a use of it).
 
         Raises:
             KeyError: no such game of that kind (the message says what to do).
         """
         with self._lock:
-            game = self._games.get(game_id)
-            if game is None or not isinstance(game, kind):
-                raise KeyError(f"no such game {game_id!r}: start a new one")
+            now = self.clock()
+            self._forget_idle(now)
+            held = self._games.get(game_id)
+            if held is None or not isinstance(held[0], kind):
+                shown = game_id if len(game_id) <= 20 else game_id[:17] + "..."
+                raise KeyError(f"no such game {shown!r}: start a new one")
+            self._games[game_id] = (held[0], now)
             self._games.move_to_end(game_id)
-            return game
+            return held[0]
+
+    def clear(self) -> None:
+        """Forget every game."""
+        with self._lock:
+            self._games.clear()
 
     def __len__(self) -> int:
         return len(self._games)
