@@ -52,8 +52,8 @@ format: setup
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# the peers (OpenSpiel, RLCard) come with the dev extra
 bench: setup
-	$(VENV)/bin/pip install -q -e '.[peers]'
 	$(PY) benchmarks/engine_speed.py
 	$(PY) benchmarks/env_speed.py
 

@@ -61,7 +61,7 @@ from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.game import HAND_SIZE
 from hgin_env.engine.melds import NO_DEADWOOD, deadwood_after_discard
-from hgin_env.envs.observation import decode_observations
+from hgin_env.envs.observation import DecodedObservation, decode_observations
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ class ExpertBot:
 
     # ------------------------------------------------------------------ pickups
     @staticmethod
-    def _unseen(obs) -> np.ndarray:
+    def _unseen(obs: DecodedObservation) -> np.ndarray:
         """``bool[N, 52]``: cards not held, not in the pile, not known in the opponent's hand."""
         seen = obs.hand | obs.pile_below | obs.opponent_known
         top = obs.top_discard
@@ -179,7 +179,12 @@ class ExpertBot:
 
     # ------------------------------------------------------------------ discards
     def _discard(
-        self, obs, masks: np.ndarray, unseen: np.ndarray, keys: np.ndarray, rows: np.ndarray
+        self,
+        obs: DecodedObservation,
+        masks: np.ndarray,
+        unseen: np.ndarray,
+        keys: np.ndarray,
+        rows: np.ndarray,
     ) -> np.ndarray:
         """Actions (knock or discard) for the rows in the discard phase (``keys``: theirs)."""
         prm = self.params
@@ -208,7 +213,7 @@ class ExpertBot:
 
     def _discard_scores(
         self,
-        obs,
+        obs: DecodedObservation,
         rows: np.ndarray,
         may_discard: np.ndarray,
         dd: np.ndarray,
@@ -226,7 +231,9 @@ class ExpertBot:
         danger = self._danger(obs, rows, unseen, keys)
         return value + prm.danger_weight * danger
 
-    def _danger(self, obs, rows: np.ndarray, unseen: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    def _danger(
+        self, obs: DecodedObservation, rows: np.ndarray, unseen: np.ndarray, keys: np.ndarray
+    ) -> np.ndarray:
         """``float[G, 52]``: the chance that the opponent could meld each card if it took it.
 
         Estimated over ``n_samples`` hands drawn for the opponent: its known pickups plus

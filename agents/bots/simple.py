@@ -56,7 +56,7 @@ from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS, N_RANKS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.melds import knock_discards
-from hgin_env.envs.observation import decode_observations
+from hgin_env.envs.observation import DecodedObservation, decode_observations
 
 #: the rank of each card id (0 = ace ... 12 = king)
 _RANK = np.arange(N_CARDS) % N_RANKS
@@ -134,7 +134,9 @@ class SimpleBot:
         return take
 
     @staticmethod
-    def _discards(obs, masks: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def _discards(
+        obs: DecodedObservation, masks: np.ndarray, uniforms: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
         """Actions (a knock or a discard) for the rows in the discard phase."""
         may_knock = masks[rows, KNOCK : KNOCK + N_CARDS]
         knock = np.asarray(may_knock.any(axis=1))

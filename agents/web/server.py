@@ -48,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from agents.model_policy import PolicyLoadError, shipped_models
 from agents.play import MoveError, parse_rules
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.policy import registered_policies
+from hgin_env.envs.policy import Policy, registered_policies
 from hgin_env.replay import ReplayError, parse_transcript
 
 from .games import GameStore, PlayGame, PolicyLoader, Table, WatchGame
@@ -162,7 +162,7 @@ def create_app(
     loader = loader or PolicyLoader()
     store = store or GameStore()
 
-    def policy(spec: str, seed: int | None):
+    def policy(spec: str, seed: int | None) -> Policy:
         try:
             return loader.load(spec, seed)
         except PolicyLoadError as exc:
