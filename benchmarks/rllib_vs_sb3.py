@@ -11,13 +11,14 @@ Usage::
 trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
 steps per CPU-second counts the CPU time of every process involved (the driver and, for
 RLlib, the Ray processes under it: env runners, raylet, GCS), read from ``/proc``.
-``--eval``: ``expert`` vs ``simple`` over ``--series`` series, in one process, over 2 env
-worker processes and sharded over a local 2-CPU Ray cluster. ``--parity``: for each seed,
-both backends train ``STEPS`` steps on the default config, then play 2000 single hands
-against ``random`` (hand win rate); the mean and standard deviation over the seeds close
-the table. ``--selfplay``: ``configs/rllib_selfplay.yaml`` for ``STEPS`` steps, then 2000
-hands against each bot. Each table notes the load average (``uptime``) at the time, since
-the machine is shared.
+``--train`` and ``--eval`` run each row ``--repeats`` times, interleaved, and print the
+median with the min-max. ``--eval``: ``expert`` vs ``simple`` over ``--series`` series,
+in one process, over 2 env worker processes and sharded over a local 2-CPU Ray cluster.
+``--parity``: for each seed, both backends train ``STEPS`` steps on the default config,
+then play 2000 single hands against ``random`` (hand win rate); the mean and standard
+deviation over the seeds close the table (the seeds are its repeats). ``--selfplay``:
+``configs/rllib_selfplay.yaml`` for ``STEPS`` steps, then 2000 hands against each bot.
+Each table notes the load average (``uptime``) at the time, since the machine is shared.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 import _common  # noqa: F401  - one thread for numpy / torch
-from _common import print_table
+from _common import Sample, add_repeats, load_text, print_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,8 +107,12 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
             algo.stop()
 
 
-def train_table(iterations: int) -> None:
-    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (0, 1 and 2 env runners)."""
+def train_table(iterations: int, repeats: int) -> None:
+    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (0, 1 and 2 env runners).
+
+    Each backend runs ``repeats`` times, interleaved; the medians are shown, with the
+    min-max of steps per CPU-second.
+    """
     from agents.training.config import load_config
 
     config = load_config(ROOT / "configs" / "default.yaml", ["progress_bar=false"])
@@ -120,25 +125,32 @@ def train_table(iterations: int) -> None:
         )
         for k in (0, 1, 2)
     ]
+    results: dict[str, list[tuple[int, float, float, str]]] = {name: [] for name, _ in runs}
+    for _ in range(repeats):
+        for name, run in runs:
+            results[name].append(run())
     base = None
-    for name, run in runs:
-        steps, wall, cpu, avg = run()
-        per_cpu = steps / cpu
-        base = base or per_cpu
-        rows.append([name, f"{steps:,}", f"{steps / wall:,.0f}", f"{per_cpu:,.0f}",
-                     f"{per_cpu / base:.2f}x", avg])  # fmt: skip
+    for name, got in results.items():
+        per_s = Sample(tuple(steps / wall for steps, wall, _, _ in got))
+        per_cpu = Sample(tuple(steps / cpu for steps, _, cpu, _ in got))
+        base = base or per_cpu.median
+        rows.append([name, f"{got[0][0]:,}", f"{per_s.median:,.0f}", f"{per_cpu.median:,.0f}",
+                     per_cpu.spread(), f"{per_cpu.median / base:.2f}x",
+                     " ".join(avg for *_, avg in got)])  # fmt: skip
     print_table(
-        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout)",
-        ["backend", "steps", "steps/s", "steps per CPU-s", "vs SB3", "load avg"],
+        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout; "
+        f"median of {repeats}, {load_text()})",
+        ["backend", "steps", "steps/s", "steps per CPU-s", "min-max", "vs SB3", "load avg"],
         rows,
     )
 
 
-def eval_table(series: int) -> None:
+def eval_table(series: int, repeats: int) -> None:
     """Wall time of an ``expert`` vs ``simple`` evaluation: one process, 2 env workers, Ray.
 
-    The last column says whether the result (every figure of its JSON but the timings)
-    equals the one-process run's.
+    Each setup runs ``repeats`` times, interleaved (median seconds and min-max). The
+    "same result" column says whether every result (every figure of its JSON but the
+    timings) equals the one-process run's.
     """
     import agents  # noqa: F401  - registers the bots
     from agents.evaluation import evaluate
@@ -158,19 +170,28 @@ def eval_table(series: int) -> None:
         ("local, 2 env worker processes", lambda: evaluate_parallel(
             "expert", "simple", series, seed=2026, progress=False, workers=2)),
     ]  # fmt: skip
+    times: dict[str, list[float]] = {name: [] for name, _ in runs}
+    same: dict[str, bool] = {name: True for name, _ in runs}
+    rate: dict[str, float] = {}
     with ray_cluster(num_cpus=2, log_to_driver=False):
         runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate_sharded(
             "expert", "simple", series, seed=2026, shards=2)))  # fmt: skip
-        for name, run in runs:
-            start = time.perf_counter()
-            result = run()
-            seconds = time.perf_counter() - start
-            base = base or figures(result)
-            rows.append([name, f"{seconds:.1f}", f"{result.series_win_rate:.3f}",
-                         "yes" if figures(result) == base else "NO", load()])  # fmt: skip
+        times[runs[-1][0]], same[runs[-1][0]] = [], True
+        for _ in range(repeats):
+            for name, run in runs:
+                start = time.perf_counter()
+                result = run()
+                times[name].append(time.perf_counter() - start)
+                base = base or figures(result)
+                same[name] = same[name] and figures(result) == base
+                rate[name] = result.series_win_rate
+    for name, _ in runs:
+        seconds = Sample(tuple(times[name]))
+        rows.append([name, f"{seconds.median:.1f}", seconds.spread(lambda x: f"{x:.1f}"),
+                     f"{rate[name]:.3f}", "yes" if same[name] else "NO"])  # fmt: skip
     print_table(
-        f"expert vs simple, {series} series, seed 2026",
-        ["where", "seconds", "expert series win rate", "same result", "load avg"],
+        f"expert vs simple, {series} series, seed 2026 (median of {repeats}, {load_text()})",
+        ["where", "seconds", "min-max", "expert series win rate", "same result"],
         rows,
     )
 
@@ -262,11 +283,12 @@ def main() -> None:
     parser.add_argument("--parity", type=int, metavar="STEPS", help="learning parity table")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds of --parity")
     parser.add_argument("--selfplay", type=int, metavar="STEPS", help="rllib self-play table")
+    add_repeats(parser, default=3)
     args = parser.parse_args()
     if args.train:
-        train_table(args.iterations)
+        train_table(args.iterations, args.repeats)
     if args.eval:
-        eval_table(args.series)
+        eval_table(args.series, args.repeats)
     if args.parity:
         parity_table(args.parity, args.seeds)
     if args.selfplay:

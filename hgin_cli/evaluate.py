@@ -42,10 +42,10 @@ from agents.evaluation.report import (
 )
 from agents.model_policy import PolicyLoadError, load_policy
 from agents.output_paths import OutputPathError, check_writable
-from agents.play import parse_rules
 from agents.ray_cluster import RayClusterError
 from agents.transcript import TranscriptRecorder, transcript_paths
 from hgin_env.envs.workers import EnvWorkerError
+from hgin_ui.terminal import parse_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

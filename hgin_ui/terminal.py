@@ -28,7 +28,7 @@ import numpy as np
 from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE, action_text, parse_action
 from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import Phase
+from hgin_env.engine.game import GinEngine, Phase
 from hgin_env.engine.series import SeriesEngine, SeriesStep
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import Policy
@@ -119,7 +119,7 @@ class GameSession:
         self._deal()
 
     @property
-    def engine(self):
+    def engine(self) -> GinEngine:
         """The ``GinEngine`` of the series."""
         return self.series.engine
 
@@ -296,7 +296,15 @@ def _hand_banner(session: GameSession, who: dict[int, str]) -> str:
     )
 
 
-def _after(session, step, who, names, write, transcript, hands) -> None:
+def _after(
+    session: GameSession,
+    step: SeriesStep,
+    who: dict[int, str],
+    names: tuple[str, str],
+    write: Callable[[str], None],
+    transcript: Path | None,
+    hands: int | None,
+) -> None:
     """Report a finished hand: both hands, melds, layoffs, points, then the score sheet."""
     if step.rows.size == 0:
         return

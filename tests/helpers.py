@@ -8,6 +8,7 @@ stock, then ``deck[22]`` and so on.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -266,7 +267,7 @@ def check_pair_schema(data: dict) -> None:
 
 # ------------------------------------------------------------------ tiny training runs
 #: a run of a few seconds: 8 games, 256-step rollouts, evaluation and checkpoints every 512
-TINY = {
+TINY: dict[str, Any] = {
     "experiment": "tiny",
     "total_timesteps": 1024,
     "progress_bar": False,
@@ -311,6 +312,7 @@ class SpaceEnv(gym.Env):
     def __init__(self, obs_dim: int, n_actions: int) -> None:
         self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
         self.action_space = gym.spaces.Discrete(n_actions)
+        self.n_actions = n_actions
 
     def reset(self, *, seed=None, options=None):
         """Return a zero observation."""
@@ -322,7 +324,7 @@ class SpaceEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Every action is allowed."""
-        return np.ones(self.action_space.n, dtype=bool)
+        return np.ones(self.n_actions, dtype=bool)
 
 
 def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:

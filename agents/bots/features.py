@@ -13,6 +13,8 @@ alone or in a batch of any size.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
@@ -136,7 +138,9 @@ def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> n
     return np.argmin(scores + uniforms * scale, axis=1)
 
 
-def _deadwood_scenarios(hands: np.ndarray):
+def _deadwood_scenarios(
+    hands: np.ndarray,
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per group of ``set_scenarios``: its rows, each scenario's unmelded cards and best flag.
 
     Yields ``(rows, deadwood, best)``: ``int64[G]``, ``int64[G, S]`` 52-bit card masks of

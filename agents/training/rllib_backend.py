@@ -98,9 +98,21 @@ def check_config(config: TrainConfig) -> None:
     Raises:
         ConfigError: for a field with no RLlib meaning (or one not supported here yet).
     """
+    for refused, field, why in refusals(config):
+        if refused:
+            raise ConfigError(f"{field} is not supported by the rllib backend: {why}")
+
+
+def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
+    """``(refused, field, why)`` for every field this backend may refuse, ``config`` or not.
+
+    The self-play fields (``selfplay_refusals``) are included when
+    ``opponents.selfplay.enabled``. ``docs/gen_tables.py`` prints the fields and reasons
+    of the default config and of ``selfplay_refusals`` as the table of ``docs/rllib.md``.
+    """
     p, default = config.ppo, PPOConfig()
-    refusals = [
-        (p.policy != "mlp", "ppo.policy", f"{p.policy!r}: only 'mlp' is available"),
+    found = [
+        (p.policy != "mlp", "ppo.policy", "only 'mlp' is available (the 'cards' network is SB3's)"),
         (
             p.target_kl is not None,
             "ppo.target_kl",
@@ -112,7 +124,7 @@ def check_config(config: TrainConfig) -> None:
             "ppo.normalize_advantage",
             "false: RLlib always standardizes the advantages (per rollout)",
         ),
-        (p.device != "cpu", "ppo.device", f"{p.device!r}: only cpu"),
+        (p.device != "cpu", "ppo.device", "only 'cpu'"),
         (
             config.pretrain.active,
             "pretrain",
@@ -126,10 +138,8 @@ def check_config(config: TrainConfig) -> None:
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
     ]
     if config.opponents.selfplay.enabled:
-        refusals += selfplay_refusals(config)
-    for refused, field, why in refusals:
-        if refused:
-            raise ConfigError(f"{field} is not supported by the rllib backend: {why}")
+        found += selfplay_refusals(config)
+    return found
 
 
 def selfplay_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
@@ -144,7 +154,7 @@ def selfplay_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
         (
             sp.weight != 1.0,
             "opponents.selfplay.weight",
-            f"{sp.weight}: every game is self-play here; set it to 1.0",
+            "every game is self-play here; set it to 1.0",
         ),
         (
             config.env.agent_seat != EnvConfig().agent_seat,

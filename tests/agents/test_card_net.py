@@ -1,4 +1,7 @@
 """The card network (``ppo.policy: cards``): planes, logit layout, training, save and load."""
+# mypy: disable-error-code="union-attr,operator,index,arg-type,misc"
+# (torch types every nn.Module attribute as Tensor | Module and a grad as Tensor | None,
+# and SB3's extract_features as Tensor | tuple; these tests reach into the networks)
 
 from __future__ import annotations
 
@@ -62,8 +65,8 @@ def test_meld_with_matches_the_bots_numpy_version() -> None:
 )
 def test_meld_with_table(hand: str, melding: str, not_melding: str) -> None:
     """Runs need two suit neighbours (ace low, no wrap); sets two cards of the rank."""
-    got = meld_with(torch.as_tensor(parse_cards(hand), dtype=torch.float32).reshape(1, 4, 13))
-    got = got.reshape(N_CARDS).numpy() > 0.5
+    planes = meld_with(torch.as_tensor(parse_cards(hand), dtype=torch.float32).reshape(1, 4, 13))
+    got = planes.reshape(N_CARDS).numpy() > 0.5
     assert got[parse_cards(melding)].all()
     assert not got[parse_cards(not_melding)].any()
 

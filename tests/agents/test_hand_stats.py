@@ -45,7 +45,7 @@ def charts(*infos: dict) -> dict[str, float]:
     """What the callback logs after one step in which these games' hands ended."""
     callback = HandStatsCallback(OneOpponent(), window=100)  # type: ignore[arg-type]
     logger = Recorder()
-    callback.model = SimpleNamespace(policy=None, logger=logger)
+    callback.model = SimpleNamespace(policy=None, logger=logger)  # type: ignore[assignment]
     callback.decisions = np.zeros(len(infos), np.int64)
     callback.locals = {"infos": list(infos), "dones": np.ones(len(infos), bool)}
     callback._on_step()

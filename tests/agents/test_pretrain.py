@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
 import torch
 
-from agents.model_policy import load_policy
+from agents.model_policy import ModelPolicy, load_policy
 from agents.training.config import ConfigError, build_config
 from agents.training.pretrain import record
 from agents.training.runner import train
@@ -66,7 +67,7 @@ def test_imitation_learns_the_teachers_moves(tmp_path: Path) -> None:
         masks = env.action_masks()
         ours, theirs = model.act(obs, masks), teacher.act(obs, masks)
         agree, total = agree + int((ours == theirs).sum()), total + ours.size
-        obs, _, _, _ = env.step(theirs)
+        obs, _, _, _ = env.step(theirs)  # type: ignore[assignment]  # SB3: a union of obs types
     assert agree / total > 0.6  # well above a fresh network
 
 
@@ -78,8 +79,8 @@ def test_init_from_copies_the_weights_and_refuses_other_shapes(tmp_path: Path) -
         TINY, [f"runs_dir={tmp_path}", f"pretrain.init_from={source}", "ppo.learning_rate=1e-9"]
     )
     second = train(config, run_name="second")
-    a = load_policy(source).model.policy.state_dict()
-    b = load_policy(second.run_dir / "final_model.zip").model.policy.state_dict()
+    a = cast(ModelPolicy, load_policy(source)).model.policy.state_dict()
+    b = cast(ModelPolicy, load_policy(second.run_dir / "final_model.zip")).model.policy.state_dict()
     assert all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)
     bigger = build_config(
         TINY, [f"runs_dir={tmp_path}", f"pretrain.init_from={source}", "ppo.net_arch=[48]"]
@@ -121,8 +122,8 @@ def test_warm_start_widens_a_layout_1_model_to_play_exactly_as_before() -> None:
     )  # the undercut bonus is in the observation
     for _ in range(30):
         masks = env.action_masks()
-        np.testing.assert_allclose(new.logits(obs), old._actor.logits(obs), atol=1e-5)
-        obs, *_ = env.step(old.act(obs, masks))
+        np.testing.assert_allclose(new.logits(obs), old._actor.logits(obs), atol=1e-5)  # type: ignore[attr-defined]
+        obs, *_ = env.step(old.act(obs, masks))  # type: ignore[assignment]
     narrow = MaskablePPO(
         CardNetPolicy, env, policy_kwargs={"net_arch": [64], "channels": 32, "blocks": 3}
     )

@@ -60,4 +60,4 @@ def test_shipped_model_plays_as_before_the_rules_entered_the_observation() -> No
     for want in ref["actions"]:
         got = policy.act(obs, env.action_masks())
         np.testing.assert_array_equal(got, want)
-        obs, *_ = env.step(got)
+        obs, *_ = env.step(got)  # type: ignore[assignment]  # SB3 types obs as a union

@@ -187,6 +187,6 @@ def test_single_opponent_is_held_by_the_env_directly(tmp_path: Path) -> None:
     config = build_config({}, ["ppo.n_envs=4", "ppo.batch_size=32", "opponents.mix={simple: 1}"])
     opponents = TrainingOpponents(config.opponents, 4, tmp_path, seed=0)
     env = make_env(config, opponents)
-    assert env.venv.core.opponent is opponents.policy
+    assert env.venv.core.opponent is opponents.policy  # type: ignore[attr-defined]
     assert type(opponents.policy).__name__ == "SimpleBot"
     assert opponents.opponent_group(0, ended=True) == "simple"

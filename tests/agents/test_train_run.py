@@ -215,7 +215,9 @@ def test_sigint_to_the_cli_saves_a_checkpoint(tmp_path: Path) -> None:
         pytest.fail(f"train.py did not exit after SIGINT; output:\n{proc.communicate()[0]}")
     assert proc.returncode == 130, out
     assert "--resume" in out
-    steps = int(re.search(r"interrupted at step ([\d,]+)", out).group(1).replace(",", ""))
+    found = re.search(r"interrupted at step ([\d,]+)", out)
+    assert found, out
+    steps = int(found.group(1).replace(",", ""))
     assert latest_checkpoint(tmp_path / "sig" / "checkpoints").name == f"ckpt_{steps:012d}.zip"
 
 
@@ -224,4 +226,5 @@ def test_default_config_beats_random(tmp_path: Path) -> None:
     """``python train.py``'s config ends with a model that wins most hands against random."""
     config = load_config(overrides=[f"runs_dir={tmp_path}", "progress_bar=false"])
     result = train(config, run_name="default")
+    assert result.final_eval is not None
     assert result.final_eval["opponents"]["random"]["hand_win_rate"] > 0.8

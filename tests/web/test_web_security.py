@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def table_client(app, **headers: str) -> TestClient:
 
 
 @pytest.fixture
-def client() -> TestClient:
+def client() -> Iterator[TestClient]:
     """A test client of a fresh app whose default opponent is the simple bot."""
     with table_client(create_app(Defaults(opponent="simple"))) as c:
         yield c
@@ -42,7 +43,7 @@ def client() -> TestClient:
 
 def stored(client: TestClient) -> int:
     """How many games the server holds."""
-    return len(client.app.state.store)
+    return len(client.app.state.store)  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------ 1. names, not paths

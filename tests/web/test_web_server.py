@@ -12,7 +12,9 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -41,7 +43,7 @@ def table_client(app) -> TestClient:
 
 
 @pytest.fixture
-def client() -> TestClient:
+def client() -> Iterator[TestClient]:
     """A test client of a fresh app whose default opponent is the simple bot."""
     with table_client(create_app(Defaults(opponent="simple"))) as c:
         yield c
@@ -49,7 +51,7 @@ def client() -> TestClient:
 
 def game_of(client: TestClient, view: dict) -> PlayGame:
     """The server's game behind a view (to know what the page must not see)."""
-    return client.app.state.store.get(view["game"])
+    return cast(Any, client.app).state.store.get(view["game"])  # the app, typed as any ASGI app
 
 
 def cards_in(message: dict) -> set[str]:
@@ -82,6 +84,7 @@ def check_message(game: PlayGame, message: dict) -> None:
         assert not leaked, f"the page was sent hidden cards {sorted(leaked)}"
     else:  # between hands: the finished hand only, nothing of the next deal
         assert message["table"] is None and message["moves"] is None
+        assert game.pending is not None
         assert not cards_in(message) & stock_left(game.pending)
 
 
