@@ -58,12 +58,13 @@ PATIENT = [
     # (options, loose card in hand, card drawn, turn, what patient does, why); "holds":
     # it discards (which card is the expert's choice), it does not knock
     ("", "8H", "KH", 1, {"knock KH"}, "deadwood 8 on its first turn: an early knock"),
-    ("", "8H", "KH", 2, {"knock KH"}, "still early: knock_turns is 2"),
-    ("", "8H", "KH", 3, "holds", "deadwood 8 on its third turn: it holds for gin"),
+    ("", "8H", "KH", 3, {"knock KH"}, "still early: knock_turns is 3"),
+    ("", "8H", "KH", 4, "holds", "deadwood 8 on its fourth turn: it holds for gin"),
     ("", "8H", "KH", 10, "holds", "deadwood 8 on turn 10: it holds for gin"),
     ("", "KH", "TS", 10, {"knock KH"}, "gin on turn 10: it knocks"),
-    ("", "2H", "KH", 10, {"knock KH"}, "deadwood 2 on turn 10: within knock_deadwood"),
-    ("knock_deadwood=0", "2H", "KH", 10, "holds", "gin only: it holds at deadwood 2"),
+    ("", "AH", "KH", 10, "holds", "deadwood 1 on turn 10: gin only by default"),
+    ("knock_deadwood=2", "2H", "KH", 10, {"knock KH"}, "deadwood 2: within knock_deadwood"),
+    ("knock_deadwood=1", "2H", "KH", 10, "holds", "deadwood 2 > knock_deadwood 1: it holds"),
     ("knock_turns=5", "8H", "KH", 5, {"knock KH"}, "knock_turns=5: turn 5 is early"),
     ("knock_turns=0", "8H", "KH", 1, "holds", "knock_turns=0: no early knock"),
 ]  # fmt: skip
@@ -182,9 +183,9 @@ def test_bad_bot_names_are_refused_by_name(name, message):
 
 def test_options_set_the_parameters_and_the_spec_names_them():
     """Options in the name set the parameters; ``spec`` gives the exact, versioned name."""
-    bot = resolve_policy("patient:knock_turns=4,knock_deadwood=0", 0)
-    assert (bot.params.knock_turns, bot.params.knock_deadwood) == (4, 0)
-    assert bot.spec == "patient@1:knock_turns=4,knock_deadwood=0"
+    bot = resolve_policy("patient:knock_turns=4,knock_deadwood=2", 0)
+    assert (bot.params.knock_turns, bot.params.knock_deadwood) == (4, 2)
+    assert bot.spec == "patient@1:knock_turns=4,knock_deadwood=2"
     assert resolve_policy(bot.spec, 0).params == bot.params
     assert PatientBot(0).spec == "patient@1"
 
