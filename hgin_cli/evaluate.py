@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             for title, header, rows in league_tables(table):
                 print_table(title, header, rows)
             print(f"rating method: {table.rating_method}")
-            data = {**table.to_dict(), "rules": rules.to_dict()}
+            data = table.to_dict()
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None

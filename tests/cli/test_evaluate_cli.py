@@ -106,10 +106,10 @@ def test_cli_refuses_a_bad_version_or_option_by_name(name, message):
 def test_cli_json_records_each_players_version(tmp_path):
     """``--json`` records the exact version of each bot: the newest for a bare name."""
     out = tmp_path / "pair.json"
-    cli.main(["simple@1", "patient:knock_turns=3", "--series", "2", "--json", str(out),
+    cli.main(["simple@1", "patient:knock_turns=4", "--series", "2", "--json", str(out),
               "--no-progress"])  # fmt: skip
     data = json.loads(out.read_text())
-    assert (data["version_a"], data["version_b"]) == ("simple@1", "patient@1:knock_turns=3")
+    assert (data["version_a"], data["version_b"]) == ("simple@1", "patient@1:knock_turns=4")
     cli.main(["simple", "random", "--series", "2", "--json", str(out), "--no-progress"])
     data = json.loads(out.read_text())
     assert (data["version_a"], data["version_b"]) == ("simple@2", "random@1")
