@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots import ExpertBot, SimpleBot
-from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
+from agents.policies.model import ModelPolicy, PolicyLoadError, load_policy, shipped_models
 from hgin_env.envs.policy import PolicyFactory, RandomPolicy, register_policy
 
 #: marks this ``agents`` package as hollywood-gin's (the CLIs check it)

@@ -89,8 +89,8 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
     """RLlib PPO with ``runners`` env runners: (steps, wall s, CPU s of all processes, load)."""
     import torch
 
-    from agents.ray_cluster import ray_cluster
-    from agents.training.rllib_backend import algorithm_config
+    from agents.training.rllib.backend import algorithm_config
+    from agents.training.rllib.cluster import ray_cluster
 
     torch.set_num_threads(config.ppo.torch_threads)
     with ray_cluster(num_cpus=max(2, runners), log_to_driver=False):
@@ -144,7 +144,7 @@ def eval_table(series: int) -> None:
     from agents.evaluation import evaluate
     from agents.evaluation.parallel import evaluate_parallel
     from agents.evaluation.ray_shards import evaluate_sharded
-    from agents.ray_cluster import ray_cluster
+    from agents.training.rllib.cluster import ray_cluster
 
     def figures(result) -> dict:
         data = result.to_dict()
@@ -180,11 +180,11 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     import numpy as np
 
     import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
-    from agents.torch_policy import TorchPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
+    from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
     from agents.training.runner import train as train_sb3
 
     runs = Path("/tmp/hgin-parity")
@@ -226,10 +226,10 @@ def parity_table(steps: int, seeds: list[int]) -> None:
 def selfplay_table(steps: int) -> None:
     """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
     import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
 
     overrides = [f"total_timesteps={steps}", "runs_dir=/tmp/hgin-parity", "progress_bar=false",
                  "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip

@@ -39,10 +39,10 @@ from agents.evaluation.report import (
     print_table,
     results_row,
 )
-from agents.model_policy import PolicyLoadError, load_policy
-from agents.output_paths import OutputPathError, check_writable
-from agents.ray_cluster import RayClusterError
-from agents.transcript import TranscriptRecorder, transcript_paths
+from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
+from agents.policies.model import PolicyLoadError, load_policy
+from agents.training.rllib.cluster import RayClusterError
+from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.workers import EnvWorkerError
 
 

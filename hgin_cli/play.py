@@ -20,9 +20,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.model_policy import PolicyLoadError, load_policy, shipped_models
-from agents.output_paths import OutputPathError, check_writable
 from agents.play import GameSession, parse_rules, play
+from agents.policies.model import PolicyLoadError, load_policy, shipped_models
+from hgin_cli.output_paths import OutputPathError, check_writable
 
 
 def default_opponent() -> str:

@@ -20,7 +20,7 @@ import agents  # noqa: E402, F401  - registers the bots and shipped models by na
 def ray_local():
     """One local loopback Ray cluster (2 CPUs) shared by the Ray tests; stopped at the end."""
     pytest.importorskip("ray")
-    from agents.ray_cluster import ray_cluster
+    from agents.training.rllib.cluster import ray_cluster
 
     with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
         yield cluster
@@ -28,4 +28,4 @@ def ray_local():
 
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel
 #: harness imports pyspiel, an optional extra)
-collect_ignore = ["helpers.py", "agents/openspiel_peer.py"]
+collect_ignore = ["helpers.py", "agents/bots/openspiel_peer.py"]

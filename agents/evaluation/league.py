@@ -11,7 +11,7 @@ import numpy as np
 from agents.evaluation.match import PolicyLike, evaluate, policy_name, sub_seed
 from agents.evaluation.results import EvalResult, LeagueResult, Rating, jsonable
 from agents.evaluation.stats import RATING_METHOD, bradley_terry, rating_draws
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
 

@@ -32,8 +32,8 @@ from tqdm.auto import tqdm
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clustered_rate_interval, mean_interval
 from agents.evaluation.tally import MatchTally
-from agents.model_policy import load_policy
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
+from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import hash_stream
 from hgin_env.engine.series import SeriesEngine
@@ -295,7 +295,7 @@ def evaluate(
         max_hands_per_series: abandon a series after this many hands (counted unfinished).
         name_a: display name of A (default from the spec).
         name_b: display name of B.
-        recorder: an optional ``agents.transcript.TranscriptRecorder`` that keeps the
+        recorder: an optional ``agents.evaluation.transcript.TranscriptRecorder`` that keeps the
             first hand of a few series (nothing is recorded when None).
 
     Returns:

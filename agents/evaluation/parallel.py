@@ -41,7 +41,7 @@ from agents.evaluation.match import (
 )
 from agents.evaluation.results import EvalResult
 from agents.evaluation.tally import MatchTally
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.workers import CLOSE_TIMEOUT, EnvWorkerError, die_with_parent, worker_context
 

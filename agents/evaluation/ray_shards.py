@@ -11,7 +11,7 @@ longest shard's count is the batch's); only ``seconds`` differs. Policies with o
 random stream (no ``keys``) replay that stream from its start in every shard, so their
 sharded results are valid but not the local run's.
 
-Call inside ``agents.ray_cluster.ray_cluster`` (or any connected Ray driver); ``ray`` is
+Call inside ``agents.training.rllib.cluster.ray_cluster`` (or any connected Ray driver); ``ray`` is
 imported only when a function here runs.
 """
 
@@ -39,7 +39,7 @@ from agents.evaluation.match import (
 )
 from agents.evaluation.results import EvalResult, LeagueResult
 from agents.evaluation.tally import MatchTally
-from agents.ray_cluster import ray_cluster
+from agents.training.rllib.cluster import ray_cluster
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
 
@@ -202,7 +202,7 @@ def league_sharded(
 def sharded(
     address: str | None = None,
 ) -> Iterator[tuple[Callable[..., EvalResult], Callable[..., LeagueResult]]]:
-    """Start or join a cluster (``agents.ray_cluster``) for sharded ``evaluate`` / ``league``.
+    """Start or join a cluster (``training.rllib.cluster``) for sharded ``evaluate`` / ``league``.
 
     Yields:
         ``(evaluate, league)`` look-alikes that shard over the cluster; their

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from agents.model_policy import read_zip_entries
+from agents.policies.model import read_zip_entries
 
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
 #: a temporary file of ``atomic_write``: ``.<final name>.<random>.tmp``

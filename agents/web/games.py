@@ -23,8 +23,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from agents.model_policy import ModelPolicy, load_policy, model_file
 from agents.play import GameSession, MoveError
+from agents.policies.model import ModelPolicy, load_policy, model_file
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy

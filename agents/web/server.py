@@ -45,8 +45,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.model_policy import PolicyLoadError, shipped_models
 from agents.play import MoveError, parse_rules
+from agents.policies.model import PolicyLoadError, shipped_models
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import registered_policies
 from hgin_env.replay import ReplayError, parse_transcript

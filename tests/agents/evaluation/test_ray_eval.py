@@ -13,7 +13,7 @@ import pytest
 from agents.evaluation import evaluate, league
 from agents.evaluation.ray_shards import evaluate_sharded, league_sharded, shard_bounds
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def without_timing(result: dict) -> dict:

@@ -17,13 +17,17 @@ from helpers import TINY, scalars, tiny_config
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from agents.evaluation import evaluate
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from agents.training import callbacks as callbacks_module
-from agents.training.checkpoint import CheckpointError, latest_checkpoint, list_checkpoints
-from agents.training.config import build_config, load_config
-from agents.training.runner import train
+from agents.training.checkpoint import (
+    CheckpointError,
+    latest_checkpoint,
+    list_checkpoints,
+)
+from agents.training.config import ConfigError, build_config, load_config
+from agents.training.runner import LinearSchedule, train
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 EVAL_TAGS = [
     "eval/hand_win_rate/random",
@@ -129,8 +133,6 @@ def test_resume_continues_the_step_counter(tiny_run, tmp_path: Path) -> None:
 
 def test_resume_may_not_change_the_network(tiny_run) -> None:
     """Changing ppo.net_arch when resuming fails before anything runs."""
-    from agents.training.config import ConfigError
-
     with pytest.raises(ConfigError, match="net_arch"):
         train(resume=tiny_run.run_dir, overrides=["ppo.net_arch=[8]"])
 
@@ -186,8 +188,6 @@ def test_pure_selfplay_starts_against_the_initial_network(tmp_path: Path) -> Non
 
 def test_existing_run_folder_is_not_overwritten(tiny_run) -> None:
     """Starting a new run in an existing run folder fails and points to --resume."""
-    from agents.training.config import ConfigError
-
     config = build_config(TINY, [f"runs_dir={tiny_run.run_dir.parent}"])
     with pytest.raises(ConfigError, match="--resume"):
         train(config, run_name="tiny")
@@ -225,3 +225,25 @@ def test_default_config_beats_random(tmp_path: Path) -> None:
     config = load_config(overrides=[f"runs_dir={tmp_path}", "progress_bar=false"])
     result = train(config, run_name="default")
     assert result.final_eval["opponents"]["random"]["hand_win_rate"] > 0.8
+
+
+def test_linear_schedule_is_clamped_at_zero() -> None:
+    """Past total_timesteps (negative progress) the linear rate is 0, never negative."""
+    schedule = LinearSchedule(1e-3)
+    assert schedule(1.0) == 1e-3 and schedule(0.5) == 5e-4
+    assert schedule(-0.024) == 0.0 and schedule(-1.0) == 0.0
+
+
+@pytest.mark.parametrize("total", [600, 768])
+def test_last_update_logs_once_with_a_rate_not_below_zero(tmp_path: Path, total: int) -> None:
+    """Each update's train/* is logged once, at its step; the last rate is 0, not negative."""
+    config = tiny_config(
+        tmp_path, f"total_timesteps={total}", "eval.every_steps=0", "checkpoint.every_steps=0",
+        "opponents.selfplay.enabled=false",
+    )  # fmt: skip
+    found = scalars(train(config, run_name="lr").run_dir)
+    assert found["train/value_loss"] == [256, 512, 768]
+    rates = EventAccumulator(str(tmp_path / "lr" / "tb"))
+    rates.Reload()
+    values = [e.value for e in rates.Scalars("train/learning_rate")]
+    assert len(values) == 3 and min(values) >= 0.0 and values[-1] == 0.0

@@ -12,7 +12,7 @@ import evaluate as cli
 from agents.evaluation import MatchPlan, MatchTally, evaluate, play_series
 from agents.evaluation.match import players
 from agents.evaluation.parallel import evaluate_parallel, shard_bounds
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
 from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.workers import EnvWorkerError
@@ -135,7 +135,7 @@ def test_transcript_is_recorded_by_the_first_worker(tmp_path):
 
 def test_a_bad_policy_in_a_worker_gives_its_usual_error():
     """A policy the workers cannot load raises PolicyLoadError naming it, as in one process."""
-    from agents.model_policy import PolicyLoadError
+    from agents.policies.model import PolicyLoadError
 
     with pytest.raises(PolicyLoadError, match="nobody"):
         evaluate_parallel("nobody", "random", 4, progress=False, workers=2)

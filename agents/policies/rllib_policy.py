@@ -1,7 +1,7 @@
 """RLlib-trained networks as policies, loaded with torch alone (no Ray, not even installed).
 
-The rllib backend (``agents.training.rllib_backend``) trains
-``agents.rllib_net.MaskedActorCritic`` inside an RLlib ``RLModule`` and writes, in each
+The rllib backend (``agents.training.rllib.backend``) trains
+``agents.policies.rllib_net.MaskedActorCritic`` inside an RLlib ``RLModule`` and writes, in each
 checkpoint folder it saves, a small ``hgin_policy.json``: the network's shape and where
 its weights are (in an Algorithm checkpoint, RLlib 2.x keeps them in
 ``learner_group/learner/rl_module/<module>/module_state.pkl``, a pickled dict of
@@ -101,7 +101,7 @@ def load_network(folder: Path) -> tuple[Any, int]:
     """The ``MaskedActorCritic`` of a checkpoint folder, in eval mode, and its obs length."""
     import torch
 
-    from agents.rllib_net import MaskedActorCritic
+    from agents.policies.rllib_net import MaskedActorCritic
 
     try:
         spec = json.loads((folder / POLICY_FILE).read_text())

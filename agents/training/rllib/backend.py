@@ -4,11 +4,11 @@ The same config file and run folder as the SB3 path (``agents.training.runner``)
 by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
 
 - each env runner steps one batched env of ``ppo.n_envs`` games
-  (``agents.training.rllib_env``: NEXT_STEP autoreset, the action mask in the
-  observation), and the RLModule masks its own logits (``agents.training.rllib_module``);
+  (``agents.training.rllib.env``: NEXT_STEP autoreset, the action mask in the
+  observation), and the RLModule masks its own logits (``agents.training.rllib.module``);
 - ``opponents.selfplay.enabled``: shared-policy self-play instead, both seats of
   ``ppo.n_envs`` PettingZoo games per env runner played by one module, ``shared``
-  (``agents.training.rllib_selfplay``; no snapshot pool, so its fields are refused);
+  (``agents.training.rllib.selfplay``; no snapshot pool, so its fields are refused);
 - ``ppo.*`` maps onto ``PPOConfig`` as in ``FIELD_MAP``; fields RLlib has no meaning for
   are refused with a ``ConfigError`` naming the field (``check_config``);
 - evaluations use the project's own evaluator (``agents.evaluation.evaluate`` and the
@@ -28,7 +28,7 @@ Run folder::
       eval.json                    the latest evaluation, the best one and the history
 
 ``evaluate.py runs/<name> simple`` and ``play.py`` load ``final_model/`` with torch
-alone (``agents.rllib_policy``).
+alone (``agents.policies.rllib_policy``).
 """
 
 from __future__ import annotations
@@ -45,9 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.model_policy import load_policy
-from agents.ray_cluster import ray_cluster
-from agents.rllib_policy import (
+from agents.policies.model import load_policy
+from agents.policies.rllib_policy import (
     DEFAULT_MODULE,
     POLICY_FILE,
     SHARED_MODULE,
@@ -65,6 +64,7 @@ from agents.training.config import (
     save_config,
 )
 from agents.training.eval_record import EvalRecord
+from agents.training.rllib.cluster import ray_cluster
 from agents.training.runner import TrainResult, load_run_config, make_run_dir
 from hgin_env.envs.config import EnvConfig
 
@@ -173,9 +173,9 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from agents.training.rllib_env import RLlibEntryEnv, seed_worker
-    from agents.training.rllib_module import MaskedPPOModule
-    from agents.training.rllib_selfplay import RLlibSelfPlayEnv, shared_policy
+    from agents.training.rllib.env import RLlibEntryEnv, seed_worker
+    from agents.training.rllib.module import MaskedPPOModule
+    from agents.training.rllib.selfplay import RLlibSelfPlayEnv, shared_policy
 
     p = config.ppo
     lr: Any = p.learning_rate
@@ -243,7 +243,7 @@ def seed_driver(seed: int) -> None:
     """Seed the driver's random streams, as SB3 does: the learner lives there.
 
     The learner draws the network's first weights from torch and the minibatch order from
-    numpy's global stream; the env runners seed their own (``rllib_env.seed_worker``).
+    numpy's global stream; the env runners seed their own (``env.seed_worker``).
     Together the same seed trains the same weights (with the same env runners).
     """
     import random

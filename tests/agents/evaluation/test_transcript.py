@@ -13,12 +13,12 @@ import pytest
 
 import hgin_cli.evaluate as cli
 from agents import evaluate
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
 from hgin_env.engine.game import Outcome
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.replay import ReplayError, read_transcript, replay_hand
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 from helpers import assert_plays_legally
 
 from agents.evaluation import evaluate
-from agents.model_policy import MODELS_DIR, load_policy, shipped_models
+from agents.policies.model import MODELS_DIR, load_policy, shipped_models
 from agents.training.config import load_config
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 

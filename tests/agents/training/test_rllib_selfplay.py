@@ -13,13 +13,13 @@ import pytest
 pytest.importorskip("ray")
 
 import agents  # noqa: E402, F401  - registers the bots
-from agents.model_policy import load_policy  # noqa: E402
-from agents.rllib_policy import SHARED_MODULE  # noqa: E402
+from agents.policies.model import load_policy  # noqa: E402
+from agents.policies.rllib_policy import SHARED_MODULE  # noqa: E402
 from agents.training.config import ConfigError, build_config  # noqa: E402
-from agents.training.rllib_env import split_observation  # noqa: E402
-from agents.training.rllib_selfplay import RLlibSelfPlayEnv, shared_policy  # noqa: E402
+from agents.training.rllib.env import split_observation  # noqa: E402
+from agents.training.rllib.selfplay import RLlibSelfPlayEnv, shared_policy  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SELFPLAY = {
     "experiment": "selfplay-tiny",
     "total_timesteps": 800,
@@ -113,7 +113,7 @@ def test_an_illegal_or_misaddressed_action_raises():
 )
 def test_snapshot_pool_fields_are_refused_by_name(override, field):
     """The SB3 pool's fields have no meaning in shared-policy self-play: refused, named."""
-    from agents.training.rllib_backend import check_config
+    from agents.training.rllib.backend import check_config
 
     check_config(build_config(SELFPLAY))  # the tiny config itself is accepted
     with pytest.raises(ConfigError, match=rf"^{field} is not supported by the rllib backend"):
@@ -122,7 +122,7 @@ def test_snapshot_pool_fields_are_refused_by_name(override, field):
 
 def test_selfplay_maps_both_seats_onto_one_module():
     """The PPO config is multi-agent: the PettingZoo env, RLlib's sync vector, one module."""
-    from agents.training.rllib_backend import algorithm_config
+    from agents.training.rllib.backend import algorithm_config
 
     algo = algorithm_config(build_config(SELFPLAY), env_runners=1)
     assert algo.env is RLlibSelfPlayEnv and algo.is_multi_agent
@@ -135,7 +135,7 @@ def test_selfplay_maps_both_seats_onto_one_module():
 @pytest.fixture(scope="module")
 def selfplay_run(ray_local, tmp_path_factory):
     """A short self-play run (1 env runner) on the shared local cluster."""
-    from agents.training.rllib_backend import train
+    from agents.training.rllib.backend import train
 
     config = build_config(SELFPLAY, [f"runs_dir={tmp_path_factory.mktemp('runs')}"])
     return train(config, run_name="selfplay", address=ray_local.address, env_runners=1)

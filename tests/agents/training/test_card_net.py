@@ -10,7 +10,7 @@ import torch
 from helpers import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from agents.training.card_net import (
     N_PLANES,
     CardHeads,

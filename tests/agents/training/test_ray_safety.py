@@ -19,13 +19,13 @@ import pytest
 
 pytest.importorskip("ray")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = r"""
 import json, os, sys
-sys.path.insert(0, "tests/agents")
+sys.path.insert(0, "tests/agents/training")
 from test_ray_safety import descendants, sockets, cmdline
-from agents.ray_cluster import ray_cluster
+from agents.training.rllib.cluster import ray_cluster
 import ray
 
 @ray.remote

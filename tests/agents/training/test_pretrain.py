@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from agents.training.config import ConfigError, build_config
 from agents.training.pretrain import record
 from agents.training.runner import train

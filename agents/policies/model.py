@@ -5,7 +5,7 @@
 1. a policy object (anything with ``act(observations, action_masks)``), returned as is;
 2. a registered name (``random``, ``simple``, ``expert``, shipped models);
 3. a path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``;
-   or an RLlib checkpoint / rllib run folder (``agents.rllib_policy``; no Ray needed);
+   or an RLlib checkpoint / rllib run folder (``agents.policies.rllib_policy``; no Ray needed);
 4. the name of a shipped model: ``models/<name>/model.zip`` under the repository root.
 
 Loading problems (missing file, not a zip, corrupt zip, wrong observation or action
@@ -26,7 +26,7 @@ from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 #: where shipped models live: ``models/<name>/model.zip``
 MODELS_DIR = REPO_ROOT / "models"
 MODEL_FILE = "model.zip"
@@ -123,7 +123,7 @@ def _check_plays(model: Any, path: Path) -> None:
     width must ignore the privileged block (the ``cards`` network does; an MLP cannot):
     one forward pass on a zero observation finds out at load time.
     """
-    from agents.torch_policy import TorchPolicy
+    from agents.policies.torch_policy import TorchPolicy
 
     try:
         TorchPolicy(model.policy, deterministic=True).logits(np.zeros((1, OBS_DIM), np.float32))
@@ -152,7 +152,7 @@ class ModelPolicy:
         self.model = load_model(self.path)
         stem = self.path.parent.name if self.path.name == MODEL_FILE else self.path.stem
         self.name = name or stem
-        from agents.torch_policy import TorchPolicy
+        from agents.policies.torch_policy import TorchPolicy
 
         self.model.policy.set_training_mode(False)
         self._actor = TorchPolicy(self.model.policy, deterministic=True, name=self.name)
@@ -241,7 +241,7 @@ def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
     known = registered_policies()
     if text in known:
         return resolve_policy(text, seed)
-    from agents.rllib_policy import RLlibPolicy, rllib_checkpoint
+    from agents.policies.rllib_policy import RLlibPolicy, rllib_checkpoint
 
     if rllib_checkpoint(text) is not None:
         try:

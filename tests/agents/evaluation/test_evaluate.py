@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from helpers import LEAGUE_KEYS, check_pair_schema, save_model
 
-import agents.model_policy as model_policy
+import agents.policies.model as model_policy
 from agents import EvalResult, PolicyLoadError, evaluate, league, load_policy
 from agents.evaluation import bradley_terry, seating, wilson_interval
 from hgin_env.engine import DRAW, KNOCK, N_ACTIONS, PASS, RulesConfig
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.envs.observation import OBS_DIM, decode_observations
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class GreedyPolicy:

@@ -10,7 +10,7 @@ import torch
 from helpers import assert_plays_legally, deal, step_one
 from test_card_net import TINY_CARDS
 
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from agents.training.card_net import CardNetPolicy, belief_loss
 from agents.training.config import ConfigError, build_config
 from agents.training.pretrain import copy_weights

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
+from helpers import TINY, tiny_config, tiny_yaml
 
 import hgin_cli.train as train_cli
 from agents.training.config import (
@@ -15,8 +17,9 @@ from agents.training.config import (
     load_config,
     parse_override,
 )
+from agents.training.runner import make_run_dir, train
 
-CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).resolve().parents[3] / "configs").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -168,3 +171,64 @@ def test_every_config_field_is_documented() -> None:
     docs = "".join(p.read_text() for p in [root / "README.md", *sorted(root.glob("docs/*.md"))])
     missing = [name for name in _dotted_fields(TrainConfig().to_dict()) if f"`{name}`" not in docs]
     assert not missing, f"fields missing from docs/training.md: {missing}"
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        ("opponents.mix={nosuchbot: 1}", "opponents.mix.nosuchbot: unknown policy 'nosuchbot'"),
+        ("eval.opponents=[random, nosuch]", "eval.opponents[1]: unknown policy 'nosuch'"),
+        ("pretrain.teacher=nosuch", "pretrain.teacher: unknown policy 'nosuch'"),
+        ("pretrain.init_from=missing/model.zip", "pretrain.init_from: cannot load model"),
+        ("pretrain.init_from=simple", "pretrain.init_from: 'simple' is not a model"),
+    ],
+)
+def test_unknown_policies_fail_config_validation(override: str, named: str) -> None:
+    """A policy that names nothing fails when the config is built, naming the field."""
+    with pytest.raises(ConfigError, match=named.replace("[", r"\[").replace("]", r"\]")):
+        build_config(TINY, [override])
+
+
+def test_known_policies_pass_config_validation(tmp_path: Path) -> None:
+    """Bots, a shipped model name and an existing model file are accepted."""
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"checked when it loads")
+    config = build_config(
+        TINY, ["opponents.mix={simple: 1, expert: 1, ppo-cards: 1}",
+               f"eval.opponents=[random, {model}]", f"pretrain.init_from={model}"],
+    )  # fmt: skip
+    assert config.pretrain.init_from == str(model)
+
+
+def test_unknown_policy_creates_no_run_folder(tmp_path: Path, capsys) -> None:
+    """train.py with a bad opponent name: status 2, one line, and no run folder."""
+    config = tiny_yaml(tmp_path)
+    assert train_cli.main(["--config", str(config), "--set", "opponents.mix={nosuchbot: 1}"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "nosuchbot" in lines[0]
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("value", ["nan", ".nan", "inf", "-.inf"])
+def test_non_finite_floats_are_refused(value: str) -> None:
+    """--set ppo.learning_rate=nan (or inf) fails validation, naming the field."""
+    with pytest.raises(ConfigError, match="ppo.learning_rate must be a finite number"):
+        build_config(TINY, [f"ppo.learning_rate={value}"])
+
+
+@pytest.mark.parametrize("name", ["../escape_probe", "a/b", "..", "a\\b", ""])
+def test_run_names_with_path_parts_are_refused(tmp_path: Path, name: str) -> None:
+    """--run-name must be a plain folder name: nothing is created outside runs_dir."""
+    config = tiny_config(tmp_path / "runs")
+    with pytest.raises(ConfigError, match="plain folder name"):
+        make_run_dir(config, name)
+    assert not (tmp_path / "escape_probe").exists() and not (tmp_path / "runs").exists()
+
+
+def test_cuda_device_without_cuda_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """ppo.device=cuda where torch sees no CUDA: a ConfigError before any run folder."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for device, message in (("cuda", "finds no CUDA device"), ("cdua", "not a torch device")):
+        with pytest.raises(ConfigError, match=message):
+            train(tiny_config(tmp_path / "runs", f"ppo.device={device}"), run_name="gpu")
+    assert not (tmp_path / "runs").exists()

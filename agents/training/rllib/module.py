@@ -2,12 +2,12 @@
 
 RLlib's new API stack (RLModule / Learner / EnvRunner): a plain ``TorchRLModule`` with
 ``ValueFunctionAPI``, not the deprecated ``PPOTorchRLModule`` classes RLlib's masking
-example still inherits. Observations are the flat rows of ``agents.training.rllib_env``
+example still inherits. Observations are the flat rows of ``agents.training.rllib.env``
 (the view, then the legal-action mask);
 ``_forward`` returns the masked logits (``Columns.ACTION_DIST_INPUTS``), so every action
 RLlib samples, at rollout time or in the loss, is a legal one, and ``compute_values``
 feeds GAE and the value loss. The network's weights sit under ``net.`` in the module's
-state, which is what ``agents.rllib_policy`` loads without Ray.
+state, which is what ``agents.policies.rllib_policy`` loads without Ray.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from agents.rllib_net import MaskedActorCritic, masked_logits
-from agents.training.rllib_env import split_observation
+from agents.policies.rllib_net import MaskedActorCritic, masked_logits
+from agents.training.rllib.env import split_observation
 from hgin_env.engine.actions import N_ACTIONS
 
 

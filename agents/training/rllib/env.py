@@ -10,7 +10,7 @@ of the agent against the training opponents on one engine), shaped the way RLlib
   first observation with reward 0 and both flags false;
 - an observation is one ``float32[OBS_DIM + 107]`` row: the encoded view, then the
   legal-action mask (1.0 = legal; ``split_observation``), so the RLModule masks its
-  logits itself (``agents.training.rllib_module``). One flat array rather than a ``Dict``
+  logits itself (``agents.training.rllib.module``). One flat array rather than a ``Dict``
   space: RLlib's connectors walk every game's observation at every step, and with a
   ``Dict`` the driver spent 13% and 32% more CPU time (two A/B runs of 4 iterations).
   A game between episodes has an all-zero mask;
@@ -21,7 +21,7 @@ of the agent against the training opponents on one engine), shaped the way RLlib
 
 The opponents are the config's (``agents.training.opponents``: bots, shipped models,
 mixes); self-play trains through the PettingZoo env instead
-(``agents.training.rllib_selfplay``). ``RLlibEntryEnv`` is the class RLlib builds in each
+(``agents.training.rllib.selfplay``). ``RLlibEntryEnv`` is the class RLlib builds in each
 env runner. It imports no Ray.
 """
 
@@ -85,7 +85,7 @@ class RLlibGinEnv(VectorEnv):
     ) -> None:
         if config.opponents.selfplay.enabled:
             raise ValueError(
-                "self-play trains on RLlibSelfPlayEnv (agents.training.rllib_selfplay)"
+                "self-play trains on RLlibSelfPlayEnv (agents.training.rllib.selfplay)"
             )
         self.opponents = TrainingOpponents(
             config.opponents,
@@ -183,7 +183,7 @@ def seed_worker(*, env_runner: Any, env: Any, **kwargs: Any) -> None:
     games, draws = worker_seeds(run_seed, int(env_runner.worker_index))
     if single_games is None:
         env.core.seed(games)
-    else:  # agents.training.rllib_selfplay: game i deals from games + i
+    else:  # agents.training.rllib.selfplay: game i deals from games + i
         for i, game in enumerate(single_games):
             game.unwrapped.seed_games(games + i)
     torch.manual_seed(draws)

@@ -8,7 +8,7 @@ default:
   is not enough: Ray replaces a loopback address by the machine's interface address and
   its servers then bind every interface. ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (Ray's
   switch for "this is a single-node cluster") keeps the node address on loopback, and
-  then every listener stays there (``tests/test_ray_safety.py`` checks the sockets);
+  then every listener stays there (``tests/agents/training/test_ray_safety.py`` checks the sockets);
 - the dashboard and usage statistics are off (``include_dashboard=False``,
   ``RAY_USAGE_STATS_ENABLED=0``);
 - token authentication is on with a random token held in the environment
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 #: the checkout's root: what the runtime environment ships to the workers
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[3]
 #: shipped to the workers: the importable code, the shipped models and the configs
 SHIPPED = ("agents", "hgin_env", "models", "configs")
 #: one thread per worker process for torch and numpy (as the CLIs do)

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.model_policy import PolicyLoadError, load_policy
+from agents.policies.model import PolicyLoadError, load_policy
 from agents.training.config import ConfigError, build_config
-from agents.training.rllib_env import RLlibEntryEnv, RLlibGinEnv, split_observation
+from agents.training.rllib.env import RLlibEntryEnv, RLlibGinEnv, split_observation
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TINY = {
     "experiment": "tiny",
     "total_timesteps": 600,
@@ -88,7 +88,7 @@ def test_each_env_runner_sets_its_torch_threads():
 def test_masked_logits_keep_only_legal_actions():
     """Illegal logits fall to the float minimum; a row with no legal action is left whole."""
     torch = pytest.importorskip("torch")
-    from agents.rllib_net import masked_logits
+    from agents.policies.rllib_net import masked_logits
 
     logits = torch.tensor([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
     mask = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
@@ -111,7 +111,7 @@ def test_masked_logits_keep_only_legal_actions():
 def test_fields_without_an_rllib_meaning_are_refused_by_name(override, field):
     """Each unsupported field fails with a ConfigError that names it."""
     pytest.importorskip("ray")
-    from agents.training.rllib_backend import check_config
+    from agents.training.rllib.backend import check_config
 
     with pytest.raises(ConfigError, match=rf"^{field} is not supported by the rllib backend"):
         check_config(build_config(TINY, [override]))
@@ -152,7 +152,7 @@ def test_a_failed_join_is_one_line_and_leaves_no_run_folder(tmp_path):
 def test_ppo_fields_map_onto_rllibs_ppo_config():
     """The PPO hyperparameters land on RLlib's settings of the same meaning."""
     pytest.importorskip("ray")
-    from agents.training.rllib_backend import algorithm_config
+    from agents.training.rllib.backend import algorithm_config
 
     config = build_config(TINY, ["ppo.learning_rate=3e-4", "ppo.ent_coef=0.01"])
     algo = algorithm_config(config, env_runners=2)
@@ -170,7 +170,7 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
     """An rllib policy folder with a damaged weights file gives a one-line load error."""
-    from agents.rllib_policy import POLICY_FILE, policy_spec
+    from agents.policies.rllib_policy import POLICY_FILE, policy_spec
 
     spec = policy_spec((8,), "relu")
     spec["module_state"] = "module_state.pkl"
@@ -185,7 +185,7 @@ def trained(ray_local, tmp_path_factory):
     """One short rllib run (1 env runner, two PPO iterations) on the shared local cluster."""
     import torch
 
-    from agents.training.rllib_backend import train
+    from agents.training.rllib.backend import train
 
     runs = tmp_path_factory.mktemp("runs")
     config = build_config(TINY, [f"runs_dir={runs}"])
@@ -218,7 +218,7 @@ def test_the_same_seed_trains_the_same_weights(trained, ray_local, tmp_path):
     """A second run of the smoke config ends with the same weights; another seed does not."""
     import pickle
 
-    from agents.training.rllib_backend import train
+    from agents.training.rllib.backend import train
 
     def weights(run_dir: Path) -> dict:
         with (run_dir / "final_model" / "module_state.pkl").open("rb") as f:
@@ -237,7 +237,7 @@ def test_the_checkpoint_plays_without_starting_ray(trained):
     """A fresh interpreter loads the run folder as a policy and never imports Ray."""
     code = (
         "import sys, numpy as np\n"
-        "from agents.model_policy import load_policy\n"
+        "from agents.policies.model import load_policy\n"
         f"p = load_policy({str(trained.run_dir)!r})\n"
         "m = np.zeros((1, 107), bool); m[0, 5] = True\n"
         "print(int(p.act(np.zeros((1, 394), np.float32), m)[0]), 'ray' in sys.modules)\n"
@@ -266,7 +266,7 @@ def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_pat
 
 def test_resume_continues_the_run(trained):
     """``--resume`` continues from the newest checkpoint: more steps, one more evaluation."""
-    from agents.training.rllib_backend import train
+    from agents.training.rllib.backend import train
 
     result = train(resume=trained.run_dir, overrides=["total_timesteps=1100"], env_runners=1)
     history = json.loads((trained.run_dir / "eval.json").read_text())["history"]

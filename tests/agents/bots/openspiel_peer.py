@@ -1,7 +1,7 @@
 """OpenSpiel's gin rummy as a peer: its simple bot against this project's ``simple``.
 
 Test support (needs ``pyspiel``, the ``peers`` extra), shared by
-``tests/agents/test_simple_vs_openspiel.py`` and ``benchmarks/simple_vs_openspiel.py``.
+``tests/agents/bots/test_simple_vs_openspiel.py`` and ``benchmarks/simple_vs_openspiel.py``.
 
 A ``Mirror`` plays one hand in OpenSpiel's ``gin_rummy`` and the same hand in a
 one-game ``GinEngine``: the same deck (OpenSpiel deals its chance moves from it, player

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 
-from agents.mixture import MixturePolicy
-from agents.torch_policy import TorchPolicy
+from agents.policies.mixture import MixturePolicy
+from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import SelfPlayConfig, build_config
 from agents.training.opponents import TrainingOpponents
 from agents.training.runner import make_env
