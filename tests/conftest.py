@@ -1,4 +1,4 @@
-"""Shared test settings: one thread for torch and numpy, and the bots registered.
+"""Shared test settings: one thread for torch and numpy, and a shared Ray cluster.
 
 No torch here (a test in ``test_layers.py`` checks that this file stays light): torch
 reads ``OMP_NUM_THREADS`` when it is first imported, by whichever test needs it. One
@@ -12,8 +12,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
-
-import agents  # noqa: E402, F401  - registers the bots and shipped models by name
 
 
 @pytest.fixture(scope="session")

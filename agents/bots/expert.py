@@ -54,12 +54,12 @@ from agents.bots.features import (
     decision_keys,
     expected_after_draw,
     jittered_argmin,
-    key_uniforms,
     meld_with,
 )
 from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.game import HAND_SIZE
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.engine.melds import NO_DEADWOOD, deadwood_after_discard
 from hgin_env.envs.observation import decode_observations
 

@@ -48,13 +48,13 @@ from agents.bots.features import (
     NO_CHOICE,
     decision_keys,
     jittered_argmin,
-    key_uniforms,
     meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS, N_RANKS
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.engine.melds import knock_discards
 from hgin_env.envs.observation import decode_observations
 

@@ -8,11 +8,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agents.evaluation.match import PolicyLike, evaluate, policy_name, sub_seed
+from agents.evaluation.match import PolicyLike, evaluate, policy_name
 from agents.evaluation.results import EvalResult, LeagueResult, Rating, jsonable
 from agents.evaluation.stats import RATING_METHOD, bradley_terry, rating_draws
 from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.keys import SeedStream, sub_seed
 from hgin_env.envs.policy import Policy
 
 
@@ -106,7 +107,7 @@ def summarize_league(
         matrices["points"][j][i] = -res.points_per_hand
         wins[i, j], wins[j, i] = res.series_won, res.series_lost
     rating = bradley_terry(wins)
-    draws = rating_draws(wins, n_rating_draws, sub_seed(seed, 3))
+    draws = rating_draws(wins, n_rating_draws, sub_seed(seed, SeedStream.RATINGS))
     low, high = np.percentile(draws, [2.5, 97.5], axis=0)
     ratings = [Rating(names[i], float(rating[i]), float(low[i]), float(high[i])) for i in range(k)]
     gaps = draws[:, :, None] - draws[:, None, :]  # [D, K, K]: row minus column

@@ -35,7 +35,7 @@ from agents.evaluation.tally import MatchTally
 from agents.evaluation.transcript import TranscriptRecorder
 from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import hash_stream
+from hgin_env.engine.keys import Salt, SeedStream, hash_stream, series_seeds, sub_seed
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import Policy, accepts_keys
@@ -44,7 +44,7 @@ from hgin_env.envs.policy import Policy, accepts_keys
 #: policies that never knock cannot stall an evaluation
 MAX_HANDS_PER_SERIES = 1000
 #: salts of the per-series decision keys of A and B
-KEY_SALTS = (201, 202)
+KEY_SALTS = (Salt.EVAL_A, Salt.EVAL_B)
 
 PolicyLike = str | Policy
 
@@ -68,7 +68,7 @@ class MatchPlan:
     @classmethod
     def make(cls, n_series: int, seed: int, duplicate: bool = False) -> MatchPlan:
         """The plan of ``evaluate(..., n_series, seed, duplicate)``."""
-        seeds = np.random.SeedSequence([seed, 0]).generate_state(n_series, np.uint64)
+        seeds = series_seeds(seed, n_series)
         a_seat, first_dealer, cluster = seating(n_series, duplicate)
         return cls(seeds[cluster], a_seat, first_dealer, cluster)
 
@@ -113,11 +113,6 @@ def seating(n_series: int, duplicate: bool = False) -> tuple[np.ndarray, np.ndar
     return a_seat, first_dealer, deal
 
 
-def sub_seed(seed: int, stream: int) -> int:
-    """A 63-bit seed derived from ``(seed, stream)``."""
-    return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
-
-
 def prepare(spec: PolicyLike, seed: int) -> Policy:
     """Resolve a spec, and restart a policy object's random stream when it has one."""
     policy = load_policy(spec, seed)
@@ -137,7 +132,8 @@ def check_evaluation(n_series: int, seed: int) -> None:
 
 def players(policy_a: PolicyLike, policy_b: PolicyLike, seed: int) -> tuple[Policy, Policy]:
     """A's and B's policies for an evaluation seeded ``seed`` (each with its own stream)."""
-    return prepare(policy_a, sub_seed(seed, 1)), prepare(policy_b, sub_seed(seed, 2))
+    a = prepare(policy_a, sub_seed(seed, SeedStream.POLICY_A))
+    return a, prepare(policy_b, sub_seed(seed, SeedStream.POLICY_B))
 
 
 def play_series(

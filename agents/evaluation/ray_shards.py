@@ -32,9 +32,8 @@ from agents.evaluation.match import (
     MatchPlan,
     PolicyLike,
     play_series,
+    players,
     policy_name,
-    prepare,
-    sub_seed,
     summarize,
 )
 from agents.evaluation.results import EvalResult, LeagueResult
@@ -145,8 +144,7 @@ def evaluate_sharded(
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
     rules = rules or RulesConfig()
-    a = prepare(policy_a, sub_seed(seed, 1))
-    b = prepare(policy_b, sub_seed(seed, 2))
+    a, b = players(policy_a, policy_b, seed)
     start = time.perf_counter()
     pair = _Pair(
         a, b, MatchPlan.make(n_series, seed, duplicate), rules, max_hands_per_series,
@@ -183,7 +181,7 @@ def league_sharded(
     shards = shards or default_shards()
     pairs = [
         (i, j, _Pair(
-            prepare(resolved[i], sub_seed(seed, 1)), prepare(resolved[j], sub_seed(seed, 2)),
+            *players(resolved[i], resolved[j], seed),
             plan, rules, MAX_HANDS_PER_SERIES, shards,
         ))
         for i, j in itertools.combinations(range(len(names)), 2)

@@ -27,11 +27,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from hgin_env.engine.game import hash_stream
+from hgin_env.engine.keys import Salt, fresh_seed, hash_stream, to_uniform
 from hgin_env.envs.policy import Policy, accepts_keys
 
-#: hash salt of the assignment draws
-DRAW_SALT = 301
 #: the per-game arrays of the assignment state (``per_game_state``)
 STATE_ARRAYS = ("assignment", "assigned_episode", "previous", "previous_episode")
 
@@ -72,7 +70,7 @@ class MixturePolicy:
         self.names = list(names)
         self.n_games = n_games
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+            seed = fresh_seed()
         self.seed = int(seed)
         self.first_game = int(first_game)
         self.draws = np.zeros(n_games, dtype=np.int64)  # draws made per game
@@ -124,8 +122,8 @@ class MixturePolicy:
             rows = np.flatnonzero(rows)
         if rows.size:
             game = (self.seed + self.first_game + rows).astype(np.uint64)
-            keys = hash_stream(game, self.draws[rows], DRAW_SALT)
-            uniform = (keys >> np.uint64(11)) * (1.0 / (1 << 53))
+            keys = hash_stream(game, self.draws[rows], Salt.MIXTURE_DRAW)
+            uniform = to_uniform(keys)
             edges = np.cumsum(self.probabilities)
             pick = np.searchsorted(edges, uniform * edges[-1], side="right")
             self.assignment[rows] = np.minimum(pick, len(self.policies) - 1)

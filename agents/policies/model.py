@@ -1,12 +1,16 @@
-"""Trained MaskablePPO models as policies, and the resolver from a name or path to a policy.
+"""Trained MaskablePPO models as policies, and the source that names them for the resolver.
 
-``load_policy(spec)`` accepts, in this order:
+The one resolver is ``hgin_env.envs.policy.resolve_policy`` (``load_policy`` here is it,
+under the name the agents package has always used). It accepts, in this order:
 
 1. a policy object (anything with ``act(observations, action_masks)``), returned as is;
-2. a registered name (``random``, ``simple``, ``expert``, shipped models);
-3. a path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``;
-   or an RLlib checkpoint / rllib run folder (``agents.policies.rllib_policy``; no Ray needed);
-4. the name of a shipped model: ``models/<name>/model.zip`` under the repository root.
+2. a registered name (``random``, ``simple``, ``expert``: entry points of
+   ``pyproject.toml``, or any installed package's);
+3. what ``MODELS`` (this module's ``PolicySource``, the ``__models__`` entry point)
+   serves: the name of a shipped model (``models/<name>/model.zip`` under the repository
+   root); an RLlib checkpoint or rllib run folder (``agents.policies.rllib_policy``; no
+   Ray needed); a path to a MaskablePPO ``.zip`` file, or to a directory holding
+   ``model.zip``.
 
 Loading problems (missing file, not a zip, corrupt zip, wrong observation or action
 space) raise ``PolicyLoadError`` with a one-line message naming the path and the
@@ -23,17 +27,19 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
-from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
+from hgin_env.envs.policy import (
+    Policy,
+    PolicyLoadError,
+    registered_policies,
+    resolve_policy,
+    unknown_policy_message,
+)
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: where shipped models live: ``models/<name>/model.zip``
 MODELS_DIR = REPO_ROOT / "models"
 MODEL_FILE = "model.zip"
-
-
-class PolicyLoadError(ValueError):
-    """A policy name or model path that cannot be turned into a policy."""
 
 
 def read_zip_entries(path: Path) -> tuple[set[str], str | None]:
@@ -200,8 +206,7 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
         model_only: accept models only (no bots), as ``pretrain.init_from`` needs.
     """
     text = str(spec)
-    known = registered_policies()
-    if text in known and not model_only:
+    if text in registered_policies() and not model_only:
         return None
     path = model_file(text)
     if path is not None:
@@ -210,49 +215,60 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
         if path.is_dir():
             return f"cannot load model {path}: is a directory without {MODEL_FILE}"
         return f"cannot load model {path}: no such file"
-    shipped = MODELS_DIR / text / MODEL_FILE
     if model_only:
+        shipped = MODELS_DIR / text / MODEL_FILE
         return f"{text!r} is not a model: not a model file, and no shipped model {shipped}"
-    return (
-        f"unknown policy {text!r}: not a bot ({', '.join(known)}), not a model file, "
-        f"and no shipped model {shipped}"
-    )
+    return unknown_policy_message(text)
+
+
+class ModelSource:
+    """The models as a ``PolicySource``: shipped names, model files, RLlib checkpoints."""
+
+    def names(self) -> list[str]:
+        """The shipped models' names."""
+        return list(shipped_models())
+
+    def load(self, spec: str, seed: int | None = None) -> Policy | None:
+        """The model ``spec`` names (a shipped name first, then a path), None if none.
+
+        Raises:
+            PolicyLoadError: a model that cannot be loaded (the message names the file).
+        """
+        shipped = shipped_models().get(spec)
+        if shipped is not None:
+            return ModelPolicy(shipped)
+        from agents.policies.rllib_policy import RLlibPolicy, rllib_checkpoint
+
+        if rllib_checkpoint(spec) is not None:
+            try:
+                return RLlibPolicy(spec)
+            except ValueError as exc:
+                raise PolicyLoadError(f"cannot load model {spec}: {exc}") from exc
+        path = model_file(spec)
+        return None if path is None else ModelPolicy(path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModelSource)
+
+    def __hash__(self) -> int:
+        return hash(ModelSource)
+
+
+#: the ``__models__`` entry point of ``pyproject.toml``
+MODELS = ModelSource()
 
 
 def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
     """Turn a bot name, a model path, a shipped model name or a policy object into a policy.
+
+    The one resolver, ``hgin_env.envs.policy.resolve_policy`` (see the module docstring).
 
     Args:
         spec: see the module docstring for the accepted forms.
         seed: seed for seeded bots (models are deterministic).
 
     Raises:
-        PolicyLoadError: a model that cannot be loaded, or a name that is none of the
+        PolicyLoadError: a model that cannot be loaded, or a spec that is none of the
             accepted forms (the message lists the known names).
     """
-    if not isinstance(spec, str | Path):
-        if not callable(getattr(spec, "act", None)):
-            raise PolicyLoadError(
-                f"a policy must be a name, a model path or an object with "
-                f"act(observations, action_masks); got {type(spec).__name__}"
-            )
-        return spec
-    text = str(spec)
-    known = registered_policies()
-    if text in known:
-        return resolve_policy(text, seed)
-    from agents.policies.rllib_policy import RLlibPolicy, rllib_checkpoint
-
-    if rllib_checkpoint(text) is not None:
-        try:
-            return RLlibPolicy(text)
-        except ValueError as exc:
-            raise PolicyLoadError(f"cannot load model {text}: {exc}") from exc
-    path = model_file(text)
-    if path is not None:
-        return ModelPolicy(path)
-    shipped = MODELS_DIR / text / MODEL_FILE
-    raise PolicyLoadError(
-        f"unknown policy {text!r}: not a bot ({', '.join(known)}), not a model file, "
-        f"and no shipped model {shipped}"
-    )
+    return resolve_policy(spec, seed)

@@ -17,11 +17,8 @@ import numpy as np
 import torch
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.engine.game import hash_stream
+from hgin_env.engine.keys import Salt, hash_stream, to_uniform
 from hgin_env.envs.observation import plain_observations
-
-#: hash salt of the Gumbel noise drawn from per-game keys
-GUMBEL_SALT = 401
 
 
 class TorchPolicy:
@@ -89,9 +86,9 @@ class TorchPolicy:
                 bits = hash_stream(
                     np.asarray(keys, np.uint64)[:, None],
                     np.arange(logits.shape[1], dtype=np.uint64)[None, :],
-                    GUMBEL_SALT,
+                    Salt.GUMBEL,
                 )
-                uniform = ((bits >> np.uint64(11)) + 0.5) * (1.0 / (1 << 53))
+                uniform = to_uniform(bits, open_interval=True)
             logits -= np.log(-np.log(uniform))
         logits[~masks] = -np.inf
         return np.where(masks.any(axis=1), logits.argmax(axis=1), -1).astype(np.int64)

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
@@ -73,6 +72,7 @@ from agents.training.config import ConfigError, TrainConfig, load_config, save_c
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
+from hgin_env.engine.keys import session_seed
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -183,16 +183,6 @@ def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) 
         if getattr(saved.ppo, name) != getattr(config.ppo, name):
             raise ConfigError(f"ppo.{name} cannot change when resuming (the network is saved)")
     return config
-
-
-def game_seed(seed: int, steps: int) -> int:
-    """Seed of the VecEnv's games for a session that starts at ``steps``.
-
-    Game i uses ``game_seed + i``; derived through a hash so that runs with nearby seeds,
-    and a resumed session, do not replay the same deals.
-    """
-    state = np.random.SeedSequence([seed, steps]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(2))
 
 
 def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
@@ -376,7 +366,7 @@ def _session(
         print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
         truncate_events(run_dir / "tb", model.num_timesteps)  # what a killed session logged past it
     save_config(config, run_dir / "config.yaml")
-    env.seed(game_seed(config.seed, model.num_timesteps))
+    env.seed(session_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     pretrained = checkpoint is None and config.pretrain.active
     if pretrained:  # start weights and imitation (a resumed run has them in its checkpoint)
@@ -387,7 +377,7 @@ def _session(
             env.close()
             raise
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
-        env.seed(game_seed(config.seed, model.num_timesteps) + 1)
+        env.seed(session_seed(config.seed, model.num_timesteps) + 1)
     if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
         opponents.add_snapshot(model)
         state.last_snapshot_steps = model.num_timesteps

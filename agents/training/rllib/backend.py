@@ -66,6 +66,7 @@ from agents.training.config import (
 from agents.training.eval_record import EvalRecord
 from agents.training.rllib.cluster import ray_cluster
 from agents.training.runner import TrainResult, load_run_config, make_run_dir
+from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
 
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
@@ -250,9 +251,10 @@ def seed_driver(seed: int) -> None:
 
     import torch
 
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
+    python_seed, numpy_seed, torch_seed = driver_seeds(seed)
+    random.seed(python_seed)
+    np.random.seed(numpy_seed)
+    torch.manual_seed(torch_seed)
 
 
 def module_id(config: TrainConfig) -> str:

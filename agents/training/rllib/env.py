@@ -39,6 +39,7 @@ from gymnasium.vector.utils import batch_space
 from agents.training.config import TrainConfig, build_config
 from agents.training.opponents import TrainingOpponents, attach
 from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.keys import worker_seeds
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space
 
@@ -143,12 +144,6 @@ class RLlibGinEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         return join_observation(self.core.observe(), self.core.action_masks())
-
-
-def worker_seeds(seed: int, worker: int) -> tuple[int, int]:
-    """The game seed and torch seed of env runner ``worker`` for the run seed ``seed``."""
-    state = np.random.SeedSequence([seed, worker]).generate_state(2, np.uint64) >> np.uint64(2)
-    return int(state[0]), int(state[1])
 
 
 class RLlibEntryEnv(RLlibGinEnv):
