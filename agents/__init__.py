@@ -34,6 +34,9 @@ _LAZY = {
     "Rating": "agents.evaluation",
     "evaluate": "agents.evaluation",
     "league": "agents.evaluation",
+    "local": "agents.evaluation",
+    "processes": "agents.evaluation",
+    "ray": "agents.evaluation",
 }
 
 

@@ -140,10 +140,7 @@ def eval_table(series: int) -> None:
     The last column says whether the result (every figure of its JSON but the timings)
     equals the one-process run's.
     """
-    import agents  # noqa: F401  - registers the bots
-    from agents.evaluation import evaluate
-    from agents.evaluation.parallel import evaluate_parallel
-    from agents.evaluation.ray_shards import evaluate_sharded
+    from agents.evaluation import evaluate, processes, ray
     from agents.training.rllib.cluster import ray_cluster
 
     def figures(result) -> dict:
@@ -155,12 +152,13 @@ def eval_table(series: int) -> None:
     runs = [
         ("local, one process", lambda: evaluate("expert", "simple", series, seed=2026,
                                                  progress=False)),
-        ("local, 2 env worker processes", lambda: evaluate_parallel(
-            "expert", "simple", series, seed=2026, progress=False, workers=2)),
+        ("local, 2 env worker processes", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False, runner=processes(2))),
     ]  # fmt: skip
     with ray_cluster(num_cpus=2, log_to_driver=False):
-        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate_sharded(
-            "expert", "simple", series, seed=2026, shards=2)))  # fmt: skip
+        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False,
+            runner=ray(shards=2))))  # fmt: skip
         for name, run in runs:
             start = time.perf_counter()
             result = run()
@@ -179,7 +177,6 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     """Hand win rate against ``random`` after ``steps`` steps of the default config, per seed."""
     import numpy as np
 
-    import agents  # noqa: F401
     from agents.evaluation.hand_eval import evaluate_hands
     from agents.policies.rllib_policy import RLlibPolicy
     from agents.policies.torch_policy import TorchPolicy
@@ -225,7 +222,6 @@ def parity_table(steps: int, seeds: list[int]) -> None:
 
 def selfplay_table(steps: int) -> None:
     """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
-    import agents  # noqa: F401
     from agents.evaluation.hand_eval import evaluate_hands
     from agents.policies.rllib_policy import RLlibPolicy
     from agents.training.config import load_config

@@ -8,7 +8,19 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agents.evaluation.match import PolicyLike, evaluate, policy_name
+from agents.evaluation.match import (
+    MAX_HANDS_PER_SERIES,
+    MatchJob,
+    MatchPlan,
+    PolicyLike,
+    Runner,
+    check_evaluation,
+    local,
+    players,
+    policy_name,
+    start_match,
+    summarize,
+)
 from agents.evaluation.results import EvalResult, LeagueResult, Rating, jsonable
 from agents.evaluation.stats import RATING_METHOD, bradley_terry, rating_draws
 from agents.policies.model import load_policy
@@ -33,13 +45,13 @@ def league_players(
     )
     if len(items) < 2:
         raise ValueError(f"a league needs at least two players, got {len(items)}")
-    players = [load_policy(spec, seed) for _, spec in items]
+    loaded = [load_policy(spec, seed) for _, spec in items]
     names = [
-        name or policy_name(spec, pol) for pol, (name, spec) in zip(players, items, strict=True)
+        name or policy_name(spec, pol) for pol, (name, spec) in zip(loaded, items, strict=True)
     ]
     if len(set(names)) != len(names):
         raise ValueError(f"league players must have distinct names, got {names}")
-    return names, players
+    return names, loaded
 
 
 def league(
@@ -50,6 +62,7 @@ def league(
     duplicate: bool = False,
     progress: bool = True,
     n_rating_draws: int = 1000,
+    runner: Runner = local,
 ) -> LeagueResult:
     """Round robin: ``evaluate`` every pair once, then matrices and Bradley-Terry ratings.
 
@@ -61,6 +74,8 @@ def league(
         duplicate: duplicate mode for every pair.
         progress: progress bars.
         n_rating_draws: posterior draws for the rating intervals.
+        runner: where the series play (``local``, ``processes(K)``, ``ray(address)``, as
+            for ``evaluate``); every pair is started before any is waited for.
 
     Returns:
         The ``LeagueResult``.
@@ -69,17 +84,28 @@ def league(
         ValueError: fewer than two players or a repeated name; ``PolicyLoadError`` for a
             policy that cannot be loaded (checked before any game is played).
     """
-    names, players = league_players(policies, seed)
-    k = len(names)
+    check_evaluation(n_series, seed)
+    rules = rules or RulesConfig()
+    names, resolved = league_players(policies, seed)
     start = time.perf_counter()
-    pairs: list[EvalResult] = []
-    for i, j in itertools.combinations(range(k), 2):
-        pairs.append(
-            evaluate(
-                players[i], players[j], n_series, seed, rules, duplicate, progress,
-                name_a=names[i], name_b=names[j],
-            )
-        )  # fmt: skip
+    plan = MatchPlan.make(n_series, seed, duplicate)
+    combos = list(itertools.combinations(range(len(names)), 2))
+    with runner.session():
+        waits = [
+            start_match(runner, MatchJob(
+                *players(resolved[i], resolved[j], seed), plan, rules, MAX_HANDS_PER_SERIES,
+                (names[i], names[j]), seed,
+            ), progress)
+            for i, j in combos
+        ]  # fmt: skip
+        played = [wait() for wait in waits]
+    pairs = [
+        summarize(
+            tally, name_a=names[i], name_b=names[j], seed=seed, duplicate=duplicate,
+            rules=rules, deal_sequences=n_series, seconds=seconds, steps=steps,
+        )
+        for (i, j), (tally, steps, seconds) in zip(combos, played, strict=True)
+    ]  # fmt: skip
     return summarize_league(names, pairs, n_series, seed, duplicate, n_rating_draws, start)
 
 

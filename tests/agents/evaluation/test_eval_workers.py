@@ -9,9 +9,16 @@ import numpy as np
 import pytest
 
 import evaluate as cli
-from agents.evaluation import MatchPlan, MatchTally, evaluate, play_series
+from agents.evaluation import (
+    MatchPlan,
+    MatchTally,
+    evaluate,
+    league,
+    play_series,
+    processes,
+    shard_bounds,
+)
 from agents.evaluation.match import players
-from agents.evaluation.parallel import evaluate_parallel, shard_bounds
 from agents.evaluation.transcript import TranscriptRecorder
 from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
@@ -60,7 +67,7 @@ def test_workers_give_the_one_process_result(a, b, duplicate):
     kwargs = {"seed": 5, "rules": RULES, "duplicate": duplicate, "progress": False,
               "max_hands_per_series": 12}  # fmt: skip
     one = evaluate(a, b, 13, **kwargs)
-    split = evaluate_parallel(a, b, 13, workers=3, **kwargs)
+    split = evaluate(a, b, 13, runner=processes(3), **kwargs)
     assert timeless(split) == timeless(one)
     assert split.hands > 13 and 0 < split.hands_won < split.hands
 
@@ -79,13 +86,41 @@ def test_parts_of_a_plan_concatenate_into_the_whole_plans_tally():
     assert max(steps for _, steps in parts) == whole_steps
 
 
-def test_shard_bounds_are_contiguous_and_balanced():
-    """The parts cover the series in order, sizes within one of each other."""
-    bounds = shard_bounds(10, 4)
-    assert bounds[0][0] == 0 and bounds[-1][1] == 10
-    assert all(hi == lo2 for (_, hi), (lo2, _) in zip(bounds, bounds[1:], strict=False))
-    assert {hi - lo for lo, hi in bounds} <= {2, 3}
-    assert shard_bounds(2, 8) == [(0, 1), (1, 2)]
+@pytest.mark.parametrize(
+    ("n", "shards", "expected"),
+    [(5, 2, [(0, 3), (3, 5)]), (4, 4, [(0, 1), (1, 2), (2, 3), (3, 4)]), (2, 8, [(0, 1), (1, 2)])],
+)
+def test_shard_bounds_cover_the_series_once(n, shards, expected):
+    """Shards are contiguous, cover every series once, larger first, never more than n."""
+    assert shard_bounds(n, shards) == expected
+
+
+def test_processes_split_a_plan_as_every_runner_does():
+    """5 series in 2 processes split (0, 3), (3, 5): a 3-hand transcript fits the first part.
+
+    Before one shard_bounds served every runner, the processes split (0, 2), (2, 5) and
+    the Ray tasks (0, 3), (3, 5); this transcript was refused.
+    """
+    kwargs = {"seed": 4, "rules": RULES, "progress": False, "max_hands_per_series": 5}
+    one, split = TranscriptRecorder(3), TranscriptRecorder(3)
+    a = evaluate(Greedy(), "random", 5, recorder=one, **kwargs)
+    b = evaluate(Greedy(), "random", 5, recorder=split, runner=processes(2), **kwargs)
+    assert split.records == one.records and len(split.records) == 3
+    assert timeless(a) == timeless(b)
+    with pytest.raises(ValueError, match="first part"):
+        evaluate(Greedy(), "random", 5, recorder=TranscriptRecorder(4), runner=processes(2),
+                 **kwargs)  # fmt: skip
+
+
+def test_a_league_in_processes_equals_the_local_league():
+    """league(..., runner=processes(2)) gives the local league's every figure."""
+    kwargs = {"seed": 3, "rules": RULES, "progress": False}
+    one = league(["random", "simple", Greedy()], 6, **kwargs).to_dict()
+    split = league(["random", "simple", Greedy()], 6, runner=processes(2), **kwargs).to_dict()
+    for data in (one, split):
+        data.pop("seconds")
+        data["pairs"] = [{k: v for k, v in p.items() if "second" not in k} for p in data["pairs"]]
+    assert split == one
 
 
 def test_cli_workers_prints_the_same_table_and_json(tmp_path, capsys):
@@ -108,13 +143,15 @@ def test_cli_workers_prints_the_same_table_and_json(tmp_path, capsys):
 
 
 def test_cli_against_with_workers_and_bad_worker_options(capsys):
-    """--against runs with --workers; bad --workers uses exit with code 2 and one line."""
+    """--against and --league run with --workers; bad --workers uses exit with code 2."""
     assert cli.main(["simple", "--against", "expert", "--series", "4", "--no-progress",
                      "--workers", "2"]) == 0  # fmt: skip
     assert "| expert | 4 |" in capsys.readouterr().out
+    assert cli.main(["--league", "random", "simple", "--series", "4", "--no-progress",
+                     "--workers", "2"]) == 0  # fmt: skip
+    assert "rating method" in capsys.readouterr().out
     for bad in (
         ["random", "random", "--workers", "0"],
-        ["--league", "random", "simple", "--workers", "2"],
         ["random", "random", "--series", "4", "--workers", "2", "--transcript", "t.jsonl",
          "--transcript-hands", "3"],
     ):  # fmt: skip
@@ -129,7 +166,7 @@ def test_transcript_is_recorded_by_the_first_worker(tmp_path):
     kwargs = {"seed": 1, "rules": RULES, "progress": False, "max_hands_per_series": 5}
     one, split = TranscriptRecorder(2), TranscriptRecorder(2)
     evaluate(Greedy(), "random", 6, recorder=one, **kwargs)
-    evaluate_parallel(Greedy(), "random", 6, recorder=split, workers=2, **kwargs)
+    evaluate(Greedy(), "random", 6, recorder=split, runner=processes(2), **kwargs)
     assert len(split.records) == 2 and split.records == one.records
 
 
@@ -138,7 +175,7 @@ def test_a_bad_policy_in_a_worker_gives_its_usual_error():
     from agents.policies.model import PolicyLoadError
 
     with pytest.raises(PolicyLoadError, match="nobody"):
-        evaluate_parallel("nobody", "random", 4, progress=False, workers=2)
+        evaluate("nobody", "random", 4, progress=False, runner=processes(2))
 
 
 class Crashing:
@@ -164,4 +201,4 @@ def test_a_dead_worker_is_named():
     with pytest.raises(
         EnvWorkerError, match=r"evaluation worker \d \(pid \d+\) died with exit code 3"
     ):
-        evaluate_parallel(Crashing(), "random", 4, rules=RULES, progress=False, workers=2)
+        evaluate(Crashing(), "random", 4, rules=RULES, progress=False, runner=processes(2))

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluation import evaluate, league
-from agents.evaluation.ray_shards import evaluate_sharded, league_sharded, shard_bounds
+from agents.evaluation import evaluate, league, ray
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -27,15 +26,6 @@ def without_timing(result: dict) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("n", "shards", "expected"),
-    [(5, 2, [(0, 3), (3, 5)]), (4, 4, [(0, 1), (1, 2), (2, 3), (3, 4)]), (2, 8, [(0, 1), (1, 2)])],
-)
-def test_shard_bounds_cover_the_series_once(n, shards, expected):
-    """Shards are contiguous, cover every series once, and never outnumber the series."""
-    assert shard_bounds(n, shards) == expected
-
-
-@pytest.mark.parametrize(
     "bot",
     [
         "random",
@@ -47,14 +37,16 @@ def test_shard_bounds_cover_the_series_once(n, shards, expected):
 def test_a_sharded_pair_equals_the_local_evaluation(ray_local, bot):
     """Three shards give the local run's JSON, intervals and steps included (timing aside)."""
     local = evaluate(bot, "ppo-cards", 9, seed=5, progress=False)
-    sharded = evaluate_sharded(bot, "ppo-cards", 9, seed=5, shards=3)
+    sharded = evaluate(bot, "ppo-cards", 9, seed=5, progress=False, runner=ray(shards=3))
     assert without_timing(sharded.to_dict()) == without_timing(local.to_dict())
 
 
 def test_duplicate_mode_shards_equal_the_local_run(ray_local):
     """Duplicate mode's replayed deal sequences (clusters) survive the split and merge."""
     local = evaluate("ppo-cards", "random", 5, seed=11, duplicate=True, progress=False)
-    sharded = evaluate_sharded("ppo-cards", "random", 5, seed=11, duplicate=True, shards=4)
+    sharded = evaluate(
+        "ppo-cards", "random", 5, seed=11, duplicate=True, progress=False, runner=ray(shards=4)
+    )
     assert sharded.n_series == 10
     assert without_timing(sharded.to_dict()) == without_timing(local.to_dict())
 
@@ -62,7 +54,7 @@ def test_duplicate_mode_shards_equal_the_local_run(ray_local):
 def test_a_different_seed_gives_a_different_result(ray_local):
     """The comparison above can fail: another seed plays other deals."""
     local = evaluate("ppo-cards", "random", 6, seed=1, progress=False)
-    sharded = evaluate_sharded("ppo-cards", "random", 6, seed=2, shards=2)
+    sharded = evaluate("ppo-cards", "random", 6, seed=2, progress=False, runner=ray(shards=2))
     assert without_timing(sharded.to_dict()) != without_timing(local.to_dict())
 
 
@@ -70,7 +62,7 @@ def test_a_sharded_league_equals_the_local_league(ray_local):
     """Every pair, the matrices and the Bradley-Terry ratings match the local league."""
     players = ["random", "ppo-cards"]
     local = league(players, 6, seed=3, progress=False, n_rating_draws=50)
-    sharded = league_sharded(players, 6, seed=3, n_rating_draws=50, shards=2)
+    sharded = league(players, 6, seed=3, n_rating_draws=50, progress=False, runner=ray(shards=2))
     assert without_timing(sharded.to_dict()) == without_timing(local.to_dict())
 
 

@@ -248,7 +248,7 @@ def test_the_checkpoint_plays_without_starting_ray(trained):
 
 def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_path):
     """``evaluate.py RUN ppo-cards`` works on the checkpoint; a Ray-sharded run gives its JSON."""
-    from agents.evaluation.ray_shards import evaluate_sharded
+    from agents.evaluation import evaluate, ray
 
     out = tmp_path / "local.json"
     proc = subprocess.run(
@@ -258,7 +258,9 @@ def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_pat
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     local = json.loads(out.read_text())
-    sharded = evaluate_sharded(str(trained.run_dir), "ppo-cards", 3, seed=2, shards=2).to_dict()
+    sharded = evaluate(
+        str(trained.run_dir), "ppo-cards", 3, seed=2, progress=False, runner=ray(shards=2)
+    ).to_dict()
     for d in (local, sharded):
         d.pop("seconds"), d.pop("series_per_second")
     assert sharded == local and local["name_a"] == str(trained.run_dir)
