@@ -54,18 +54,17 @@ from agents.policies.rllib_policy import (
     policy_spec,
 )
 from agents.training.callbacks import evaluate_opponent
-from agents.training.checkpoint import CheckpointError, TrainState, atomic_write_text
+from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
     ConfigError,
     PPOConfig,
     SelfPlayConfig,
     TrainConfig,
-    load_config,
     save_config,
 )
 from agents.training.eval_record import EvalRecord
 from agents.training.rllib.cluster import ray_cluster
-from agents.training.runner import TrainResult, load_run_config, make_run_dir
+from agents.training.runner import RunStart, TrainResult, interrupted_early, open_run
 from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
 
@@ -312,30 +311,6 @@ def write_checkpoint(
     return path
 
 
-def list_checkpoints(folder: Path) -> list[Path]:
-    """Complete checkpoints (folder and JSON both present), oldest first."""
-    if not folder.is_dir():
-        return []
-    found = [
-        p
-        for p in folder.iterdir()
-        if p.is_dir() and p.name.startswith("ckpt_") and p.with_suffix(".json").is_file()
-    ]
-    return sorted(found)
-
-
-def read_checkpoint_state(path: Path) -> TrainState:
-    """The ``TrainState`` next to checkpoint folder ``path``.
-
-    Raises:
-        CheckpointError: when the JSON is missing or unreadable.
-    """
-    try:
-        return TrainState.from_dict(json.loads(path.with_suffix(".json").read_text()))
-    except (OSError, ValueError, TypeError) as exc:
-        raise CheckpointError(f"checkpoint state {path.with_suffix('.json')}: {exc}") from exc
-
-
 def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[str, Any]]:
     """The SB3 path's evaluation (same deals, same metrics) of a policy, per opponent.
 
@@ -445,41 +420,37 @@ def train(
         CheckpointError: ``resume`` without a usable checkpoint.
         RayClusterError: Ray is missing, or the cluster cannot be started or joined.
     """
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
     if env_runners < 0:
         raise ConfigError(f"--env-runners must be >= 0, got {env_runners}")
-    if resume is not None:
-        run_dir = Path(resume)
-        config = load_run_config(run_dir, overrides)
-        found = list_checkpoints(run_dir / "checkpoints")
-        if not found:
-            raise CheckpointError(f"no checkpoint in {run_dir / 'checkpoints'}; nothing to resume")
-        state = read_checkpoint_state(found[-1])
-        checkpoint: Path | None = found[-1]
-    else:
-        config = config or load_config()
-        checkpoint, state = None, TrainState()
-    check_config(config)
-    torch.set_num_threads(config.ppo.torch_threads)
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
-        if resume is None:
-            run_dir = make_run_dir(config, run_name)
-        save_config(config, run_dir / "config.yaml")
-        seed_driver(config.seed)
-        algo = algorithm_config(config, env_runners).build_algo()
+        run = open_run(config, run_name, resume, overrides, check_config)
         try:
-            if checkpoint is not None:
-                algo.restore_from_path(str(checkpoint.resolve()))
-                print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
-            writer = SummaryWriter(str(run_dir / "tb"))
-            session = Session(algo, config, run_dir, state, writer)
-            return _learn(session, checkpoint is None)
-        finally:
-            algo.stop()
+            return _start(run, env_runners)
+        except KeyboardInterrupt:  # before the training loop, which handles its own
+            return interrupted_early(run)
+
+
+def _start(run: RunStart, env_runners: int) -> TrainResult:
+    """Build the Algorithm in a ready run folder (restored from its checkpoint) and train."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    config, run_dir, checkpoint, state = run.config, run.run_dir, run.checkpoint, run.state
+    torch.set_num_threads(config.ppo.torch_threads)
+    save_config(config, run_dir / "config.yaml")
+    seed_driver(config.seed)
+    algo = algorithm_config(config, env_runners).build_algo()
+    try:
+        if checkpoint is not None:
+            algo.restore_from_path(str(checkpoint.resolve()))
+            print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
+        writer = SummaryWriter(str(run_dir / "tb"))
+        session = Session(algo, config, run_dir, state, writer)
+        return _learn(session, checkpoint is None)
+    finally:
+        algo.stop()
 
 
 def _learn(session: Session, fresh: bool) -> TrainResult:

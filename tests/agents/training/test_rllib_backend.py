@@ -308,3 +308,48 @@ def test_ctrl_c_writes_a_checkpoint_to_resume_from(ray_local, tmp_path):
     steps = json.loads(state.read_text())["steps"]
     assert f"interrupted at step {steps:,}:" in note and steps > 0
     assert "continue with: python train.py --backend rllib --resume" in out
+
+
+def _stop_before_training(*args, **kwargs):
+    """Stands for ``algorithm_config``: Ctrl-C while the Algorithm is being built."""
+    raise KeyboardInterrupt
+
+
+def test_an_early_ctrl_c_leaves_no_run_folder(ray_local, tmp_path, monkeypatch):
+    """Ctrl-C before the first checkpoint of a new rllib run removes its folder (as SB3's)."""
+    from agents.training.rllib import backend
+
+    monkeypatch.setattr(backend, "algorithm_config", _stop_before_training)
+    config = build_config(TINY, [f"runs_dir={tmp_path}"])
+    result = backend.train(config, run_name="early")
+    assert result.interrupted and not (tmp_path / "early").exists()
+
+
+def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp_path, monkeypatch):
+    """Resuming removes a killed session's leftovers and the events past the checkpoint."""
+    from helpers import scalars
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.training.config import save_config
+    from agents.training.rllib import backend
+
+    run = tmp_path / "killed"
+    folder = run / "checkpoints"
+    folder.mkdir(parents=True)
+    save_config(build_config(TINY, [f"runs_dir={tmp_path}"]), run / "config.yaml")
+    (folder / "ckpt_000000000512").mkdir()
+    (folder / "ckpt_000000000512.json").write_text(json.dumps({"steps": 512}))
+    leftovers = [folder / "ckpt_000000001024", folder / ".ckpt_000000001536.tmp"]
+    for path in leftovers:
+        path.mkdir()
+    (run / ".eval.json.ab12cd.tmp").write_text("partial")
+    leftovers.append(run / ".eval.json.ab12cd.tmp")
+    writer = SummaryWriter(str(run / "tb"))
+    for step in (256, 512, 768):
+        writer.add_scalar("train/x", 1.0, step)
+    writer.close()
+    monkeypatch.setattr(backend, "algorithm_config", _stop_before_training)
+    result = backend.train(resume=run)
+    assert result.interrupted and (folder / "ckpt_000000000512").is_dir()
+    assert not any(path.exists() for path in leftovers)
+    assert scalars(run)["train/x"] == [256, 512]

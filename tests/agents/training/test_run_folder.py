@@ -294,3 +294,35 @@ def test_atomic_write_respects_the_umask(tmp_path: Path, umask: int) -> None:
         assert atomic.stat().st_mode & 0o777 == 0o640 and atomic.read_text() == "y"
     finally:
         os.umask(old)
+
+
+def test_one_checkpoint_scheme_serves_both_backends(tmp_path: Path) -> None:
+    """SB3 ckpt_<steps>.zip files and RLlib ckpt_<steps>/ folders list together, by steps."""
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    (folder / "ckpt_000000002048.zip").write_bytes(b"zip")
+    (folder / "ckpt_000000000512").mkdir()
+    (folder / "ckpt_000000000512" / "module_state.pkl").write_bytes(b"")
+    for steps in (512, 2048):
+        (folder / f"ckpt_{steps:012d}.json").write_text("{}")
+    assert [p.name for p in list_checkpoints(folder)] == [
+        "ckpt_000000000512",
+        "ckpt_000000002048.zip",
+    ]
+
+
+def test_cleaning_removes_half_written_rllib_checkpoints(tmp_path: Path) -> None:
+    """A checkpoint folder without its json, its .tmp folder or a lone json go; the rest stays."""
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    kept = folder / "ckpt_000000000512"
+    kept.mkdir()
+    (folder / "ckpt_000000000512.json").write_text("{}")
+    halves = [folder / "ckpt_000000001024", folder / ".ckpt_000000001536.tmp"]
+    for half in halves:
+        half.mkdir()
+        (half / "rllib_checkpoint.json").write_text("{}")
+    lone = folder / "ckpt_000000002048.json"
+    lone.write_text("{}")
+    assert clean_run_folder(tmp_path) == sorted([*halves, lone])
+    assert sorted(p.name for p in folder.iterdir()) == [kept.name, "ckpt_000000000512.json"]
