@@ -60,11 +60,18 @@ from agents.training.config import (
     PPOConfig,
     SelfPlayConfig,
     TrainConfig,
+    load_config,
     save_config,
 )
 from agents.training.eval_record import EvalRecord
 from agents.training.rllib.cluster import ray_cluster
-from agents.training.runner import RunStart, TrainResult, interrupted_early, open_run
+from agents.training.runner import (
+    RunStart,
+    TrainResult,
+    interrupted_early,
+    load_run_config,
+    open_run,
+)
 from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
 
@@ -422,6 +429,9 @@ def train(
     """
     if env_runners < 0:
         raise ConfigError(f"--env-runners must be >= 0, got {env_runners}")
+    # refuse a bad config before any cluster starts (open_run checks it again, cheaply)
+    config = load_run_config(Path(resume), overrides) if resume else (config or load_config())
+    check_config(config)
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
