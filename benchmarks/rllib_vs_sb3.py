@@ -90,8 +90,8 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
     """RLlib PPO with ``runners`` env runners: (steps, wall s, CPU s of all processes, load)."""
     import torch
 
-    from agents.ray_cluster import ray_cluster
-    from agents.training.rllib_backend import algorithm_config
+    from agents.training.rllib.backend import algorithm_config
+    from agents.training.rllib.cluster import ray_cluster
 
     torch.set_num_threads(config.ppo.torch_threads)
     with ray_cluster(num_cpus=max(2, runners), log_to_driver=False):
@@ -152,11 +152,8 @@ def eval_table(series: int, repeats: int) -> None:
     "same result" column says whether every result (every figure of its JSON but the
     timings) equals the one-process run's.
     """
-    import agents  # noqa: F401  - registers the bots
-    from agents.evaluation import evaluate
-    from agents.evaluation.parallel import evaluate_parallel
-    from agents.evaluation.ray_shards import evaluate_sharded
-    from agents.ray_cluster import ray_cluster
+    from agents.evaluation import evaluate, processes, ray
+    from agents.training.rllib.cluster import ray_cluster
 
     def figures(result) -> dict:
         data = result.to_dict()
@@ -167,15 +164,16 @@ def eval_table(series: int, repeats: int) -> None:
     runs = [
         ("local, one process", lambda: evaluate("expert", "simple", series, seed=2026,
                                                  progress=False)),
-        ("local, 2 env worker processes", lambda: evaluate_parallel(
-            "expert", "simple", series, seed=2026, progress=False, workers=2)),
+        ("local, 2 env worker processes", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False, runner=processes(2))),
     ]  # fmt: skip
     times: dict[str, list[float]] = {name: [] for name, _ in runs}
     same: dict[str, bool] = {name: True for name, _ in runs}
     rate: dict[str, float] = {}
     with ray_cluster(num_cpus=2, log_to_driver=False):
-        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate_sharded(
-            "expert", "simple", series, seed=2026, shards=2)))  # fmt: skip
+        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False,
+            runner=ray(shards=2))))  # fmt: skip
         times[runs[-1][0]], same[runs[-1][0]] = [], True
         for _ in range(repeats):
             for name, run in runs:
@@ -200,12 +198,11 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     """Hand win rate against ``random`` after ``steps`` steps of the default config, per seed."""
     import numpy as np
 
-    import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
-    from agents.torch_policy import TorchPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
+    from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
     from agents.training.runner import train as train_sb3
 
     runs = Path("/tmp/hgin-parity")
@@ -246,11 +243,10 @@ def parity_table(steps: int, seeds: list[int]) -> None:
 
 def selfplay_table(steps: int) -> None:
     """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
-    import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
 
     overrides = [f"total_timesteps={steps}", "runs_dir=/tmp/hgin-parity", "progress_bar=false",
                  "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip

@@ -5,7 +5,7 @@ Usage: ``python benchmarks/simple_vs_openspiel.py [--hands 2000] [--deals 2000] 
 (needs the ``peers`` extra: ``pip install -e '.[peers]'``).
 
 Two measurements, both inside OpenSpiel's engine with each hand mirrored in this
-project's (``tests/agents/openspiel_peer.py`` describes the mirror and the remaining rule
+project's (``tests/agents/bots/openspiel_peer.py`` describes the mirror and the remaining rule
 differences):
 
 - **Agreement**: OpenSpiel's bot plays both seats of ``--hands`` hands; at every
@@ -35,7 +35,7 @@ from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "agents"))
+sys.path.insert(0, str(ROOT / "tests" / "agents" / "bots"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Sample, add_repeats, print_table  # noqa: E402

@@ -278,7 +278,7 @@ def metrics_table() -> str:
 def rllib_refusals_table() -> str:
     """The config fields the rllib backend refuses, from ``rllib_backend.refusals``."""
     from agents.training.config import TrainConfig
-    from agents.training.rllib_backend import refusals, selfplay_refusals
+    from agents.training.rllib.backend import refusals, selfplay_refusals
 
     config = TrainConfig()
     rows = [[f"`{field}`", "always", markdown(why)] for _, field, why in refusals(config)]
@@ -292,7 +292,7 @@ def rllib_refusals_table() -> str:
 def rllib_configs_table() -> str:
     """Which shipped ``configs/*.yaml`` the rllib backend trains, and what it refuses."""
     from agents.training.config import load_config
-    from agents.training.rllib_backend import refusals
+    from agents.training.rllib.backend import refusals
 
     rows = []
     for path in sorted((ROOT / "configs").glob("*.yaml")):

@@ -24,12 +24,10 @@ import os
 import sys
 from pathlib import Path
 
-from agents.model_policy import PolicyLoadError, load_policy, shipped_models
-from agents.output_paths import OutputPathError, check_writable
+from agents.policies.model import PolicyLoadError, load_policy, shipped_models
+from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_env.engine.keys import MAX_SEED
 from hgin_ui.terminal import GameSession, parse_rules, play
-
-#: the largest seed: the engine's keys are 64-bit
-MAX_SEED = 2**64 - 1
 
 
 def default_opponent() -> str:

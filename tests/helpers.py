@@ -12,6 +12,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import yaml
 
 from agents.training.config import build_config
 from hgin_env.engine.actions import DRAW, KNOCK, action_text, parse_action
@@ -287,6 +288,13 @@ TINY: dict[str, Any] = {
 }
 
 
+def tiny_yaml(tmp_path: Path, **changes) -> Path:
+    """A config file of the ``TINY`` run (with ``changes``) whose runs go under ``tmp_path``."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "runs_dir": str(tmp_path / "runs"), **changes}))
+    return path
+
+
 def tiny_config(tmp_path: Path, *overrides: str):
     """The tiny config with its runs folder under ``tmp_path``."""
     return build_config(TINY, [f"runs_dir={tmp_path}", *overrides])
@@ -334,3 +342,15 @@ def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
     model = MaskablePPO("MlpPolicy", SpaceEnv(obs_dim, n_actions), n_steps=8, batch_size=8)
     model.save(path)
     return path
+
+
+def one_error_line(capsys) -> tuple[str, str]:
+    """(stdout, the single stderr line); fails unless stderr holds exactly one line."""
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    return out.out, lines[0]
+
+
+#: a folder no one can create files in (mkdir there fails with ENOENT, even for root)
+NOWHERE = Path("/proc/nope")

@@ -172,21 +172,6 @@ def test_parsing_a_config_does_not_import_torch():
     assert not {"torch", "stable_baselines3", "sb3_contrib"} & set(loaded["third_party"])
 
 
-def test_bots_are_registered_by_importing_agents_only():
-    """The envs know ``random`` alone until ``agents`` is imported; the error says so."""
-    loaded = loaded_by(
-        "from hgin_env.envs.policy import resolve_policy\n"
-        "try:\n    resolve_policy('simple')\nexcept ValueError as e:\n    print(e)\n"
-        "import agents\nresolve_policy('simple')"
-    )
-    assert "agents.bots.simple" in loaded["modules"]
-    code = "from hgin_env.envs.policy import resolve_policy\nresolve_policy('simple')"
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert "unknown policy 'simple'" in out.stderr and "import agents" in out.stderr
-
-
 def test_conftest_imports_no_torch():
     """The suite's conftest stays light: collecting engine tests never loads torch."""
     tree = ast.parse((ROOT / "tests" / "conftest.py").read_text())

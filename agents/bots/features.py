@@ -18,7 +18,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.engine.game import mix64
 from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
@@ -31,8 +30,6 @@ from hgin_env.envs.observation import DecodedObservation
 
 #: a score larger than any real one, for masked-out choices
 NO_CHOICE = 1e9
-#: SplitMix64's increment: uniform j of a key is ``mix64(key + (j + 1) * _GOLDEN)``
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: small batches enumerate their set scenarios in one pass (see ``set_scenarios``)
 _ONE_GROUP_BELOW = 512
 
@@ -60,20 +57,6 @@ def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> 
             raise ValueError(f"expected {n} keys (one per row), got shape {keys.shape}")
         return keys
     return rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
-
-
-def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
-    """``float64[N, count]`` uniform numbers in [0, 1), entry ``(i, j)`` from ``keys[i]`` alone.
-
-    Number ``j`` is the top 53 bits of ``mix64(key + (offset + j + 1) * golden)`` (the
-    SplitMix64 sequence of the key), so callers take disjoint ``offset`` ranges for the
-    different random choices of one decision.
-    """
-    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
-    steps = np.arange(offset + 1, offset + count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = mix64(k + steps * _GOLDEN)
-    return (x >> np.uint64(11)) * (1.0 / (1 << 53))
 
 
 def unseen_cards(obs: DecodedObservation, rows: np.ndarray) -> np.ndarray:

@@ -48,13 +48,13 @@ from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
     jittered_argmin,
-    key_uniforms,
     knock_discards_by_row,
     meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS, N_RANKS
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.envs.observation import DecodedObservation
 
 #: the rank of each card id (0 = ace ... 12 = king)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from agents.model_policy import (
+from agents.policies.model import (
     MODEL_FILE,
     ModelPolicy,
     PolicyLoadError,

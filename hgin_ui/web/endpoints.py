@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from agents.model_policy import PolicyLoadError
+from agents.policies.model import PolicyLoadError
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
 from hgin_env.replay import ReplayError, parse_transcript

@@ -185,3 +185,14 @@ def _train_and_play() -> None:
         actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
         assert masks[np.arange(64), actions].all()
         obs, *_ = vec.step(actions)  # type: ignore[assignment]  # SB3: a union of obs types
+
+
+def test_vec_env_refuses_a_negative_seed_at_construction() -> None:
+    """HollywoodGinVecEnv(4, seed=-1) fails at once with the seed range, as does seed(-1)."""
+    with pytest.raises(ValueError, match=r"got -1"):
+        HollywoodGinVecEnv(4, seed=-1)
+    env = HollywoodGinVecEnv(4, seed=0)
+    with pytest.raises(ValueError, match=r"0\.\.2\*\*64-1"):
+        env.seed(-1)
+    env.seed(2**64 - 2)  # seeds 2**64-2 .. wrap modulo 2**64
+    assert env.reset().shape[0] == 4

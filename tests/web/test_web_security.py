@@ -50,7 +50,7 @@ def stored(client: TestClient) -> int:
 def test_a_path_for_the_opponent_is_refused_and_nothing_is_loaded(client, tmp_path, monkeypatch):
     """A path (missing, not a zip, a real model) is an unknown name: one message, no load."""
     loads: list[object] = []
-    monkeypatch.setattr("agents.model_policy.load_model", lambda path: loads.append(path))
+    monkeypatch.setattr("agents.policies.model.load_model", lambda path: loads.append(path))
     not_zip = tmp_path / "evil.zip"
     not_zip.write_text("not a zip")
     paths = [str(tmp_path / "missing.zip"), str(not_zip), str(tmp_path), str(SHIPPED), "~/x.zip"]
