@@ -11,8 +11,9 @@ Usage::
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
 results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
-the series of a pair (or of each ``--against`` pair) in K processes, with the same
-table and JSON as one process (``agents.evaluation.parallel``; see docs/workers.md).
+the series of each pair (``--against`` and ``--league`` too) in K processes, and ``--ray``
+as Ray tasks, with the same table and JSON as one process (the ``runner`` of
+``agents.evaluation.evaluate``; see docs/workers.md).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -31,11 +32,9 @@ import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from agents.evaluation import EvalResult, LeagueResult, league
-from agents.evaluation.parallel import evaluate_parallel, shard_bounds
+from agents.evaluation import Runner, evaluate, league, local, processes, ray, shard_bounds
 from agents.evaluation.report import (
     RESULTS_HEADER,
     league_tables,
@@ -44,12 +43,12 @@ from agents.evaluation.report import (
     print_table,
     results_row,
 )
-from agents.model_policy import PolicyLoadError, load_policy
-from agents.output_paths import OutputPathError, check_writable
-from agents.play import parse_rules
-from agents.ray_cluster import RayClusterError
-from agents.transcript import TranscriptRecorder, transcript_paths
+from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
+from agents.policies.model import PolicyLoadError, load_policy
+from agents.training.rllib.cluster import RayClusterError
+from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.workers import EnvWorkerError
+from hgin_ui.terminal import parse_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -153,8 +152,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--workers must be >= 1, got {args.workers}")
     if args.ray is not None and args.workers > 1:
         parser.error("give either --workers K (processes here) or --ray (a Ray cluster), not both")
-    if args.workers > 1 and args.league:
-        parser.error("--workers works with a pair A B and with --against, not with --league")
     first = shard_bounds(args.series * (1 + args.duplicate), args.workers)[0][1]
     if args.transcript and args.workers > 1 and args.transcript_hands > first:
         parser.error(
@@ -225,15 +222,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.exploit is not None:
         return run_exploit(args)
-    # pairs and leagues: in this process (or --workers K processes), or sharded over Ray
-    run_pair: Callable[..., EvalResult] = functools.partial(evaluate_parallel, workers=args.workers)
-    run_league: Callable[..., LeagueResult] = league
+    # pairs and leagues: in this process, in --workers K processes, or sharded over Ray
+    runner: Runner = local if args.workers == 1 else processes(args.workers)
+    if args.ray is not None:
+        runner = ray(args.ray or None)
+    run_pair = functools.partial(evaluate, runner=runner)
+    run_league = functools.partial(league, runner=runner)
     cluster = contextlib.ExitStack()
     try:
-        if args.ray is not None:
-            from agents.evaluation.ray_shards import sharded
-
-            run_pair, run_league = cluster.enter_context(sharded(args.ray or None))
+        cluster.enter_context(runner.session())
         if args.against:
             (agent,) = args.policies
             results = []
@@ -261,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             for title, header, rows in league_tables(table):
                 print_table(title, header, rows)
             print(f"rating method: {table.rating_method}")
-            data = {**table.to_dict(), "rules": rules.to_dict()}
+            data = table.to_dict()
         else:
             a, b = args.policies
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None

@@ -48,8 +48,9 @@ class Bot:
 
     Args:
         seed: seed of the random stream used when ``act`` gets no per-game keys.
-        rules: the rules it plays under (the observation does not carry them); default
-            ``RulesConfig()``.
+        rules: the rules it plays under; default ``RulesConfig()``. A game's knock
+            limit and bonuses come per row from the observation's rules block; what one
+            batch shares (``allow_rediscard``) comes from here.
         params: the strategy's parameters (default ``Params()``).
 
     Attributes:

@@ -54,13 +54,13 @@ from agents.bots.features import (
     NO_CHOICE,
     expected_after_draw,
     jittered_argmin,
-    key_uniforms,
     meld_with,
     unseen_cards,
 )
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.game import HAND_SIZE
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.engine.melds import NO_DEADWOOD, deadwood_after_discard
 from hgin_env.envs.observation import DecodedObservation
 

@@ -11,6 +11,10 @@ A bot name is ``NAME[@VERSION][:KEY=VALUE,...]``:
 An unknown version, an unknown option, a malformed or out-of-range value is refused
 with a ``ValueError`` naming it (``bot_factory``). A built bot's ``spec`` is its exact
 name (``simple@2``, ``patient@1:knock_turns=4``): the evaluator records it.
+
+``BOT_SOURCE`` serves these names to the environments' policy registry through the
+``__bots__`` entry point of ``pyproject.toml`` (``hgin_env.envs.policy.PolicySource``), so
+``simple@1`` works wherever a policy name does, in any process.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from agents.bots.simple import SimpleBot
 from agents.bots.simple_v1 import SimpleBotV1
 from agents.bots.tempo import TempoBot
 from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.policy import PolicyLoadError
 
 #: every bot version: name -> {version: class}
 BOTS: dict[str, dict[int, type[Bot]]] = {
@@ -84,3 +89,28 @@ def exact_bot_name(spec: str) -> str | None:
         return None
     cls, params = parse_bot_spec(spec)
     return cls(params=params).spec
+
+
+class BotSource:
+    """The bots, their versions and options as a ``PolicySource`` of the policy registry."""
+
+    def names(self) -> list[str]:
+        """The plain bot names (each also takes ``@VERSION`` and ``:OPTIONS``)."""
+        return sorted(BOTS)
+
+    def load(self, spec: str, seed: int | None) -> Bot | None:
+        """The bot ``spec`` names; None when ``spec`` is no bot name.
+
+        Raises:
+            PolicyLoadError: a bot name with an unknown version or a bad option.
+        """
+        if spec.split("@")[0].split(":")[0] not in BOTS:
+            return None
+        try:
+            return bot_factory(spec)(seed)
+        except ValueError as exc:
+            raise PolicyLoadError(str(exc)) from None
+
+
+#: the registry's source of bot names (entry point ``__bots__``)
+BOT_SOURCE = BotSource()

@@ -32,9 +32,9 @@ Strategy, phase by phase:
 Where this project's rules differ from OpenSpiel's gin rummy, the rules here win: the
 card just taken may not be thrown back unless ``allow_rediscard`` is set (OpenSpiel
 allows it), and no knock is possible once the stock is down to two cards (OpenSpiel has
-a last chance to knock with the upcard there). The bot reads the knock limit and
-``allow_rediscard`` from its ``rules`` (the defaults unless told), since the
-observation does not carry them and the draw decision needs them.
+a last chance to knock with the upcard there). The bot reads each game's knock limit
+from the observation's rules block (in a mix of rule sets every game has its own), and
+``allow_rediscard``, which one batch shares, from its ``rules`` (the defaults unless told).
 
 Random choices come from the per-game ``keys`` the environments pass (``act(...,
 keys=...)``, see ``agents.bots.features``), else from the bot's seeded stream.
@@ -48,13 +48,13 @@ from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
     jittered_argmin,
-    key_uniforms,
+    knock_discards_by_row,
     meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS, N_RANKS
-from hgin_env.engine.melds import knock_discards
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.envs.observation import DecodedObservation
 
 #: the rank of each card id (0 = ace ... 12 = king)
@@ -97,7 +97,7 @@ class SimpleBot(Bot):
         self, obs: DecodedObservation, rows: np.ndarray, hands11: np.ndarray
     ) -> np.ndarray:
         """``bool[P, 52]``: the discards of an 11-card hand after which it would knock."""
-        return knock_discards(hands11, self.rules.knock_limit)
+        return knock_discards_by_row(hands11, obs.knock_limit[rows])
 
     def _knock_with(
         self, obs: DecodedObservation, rows: np.ndarray, may_knock: np.ndarray

@@ -64,22 +64,28 @@ class TempoBot(SimpleBot):
     OPTIONS = {"start": (0, 100), "step": (0.0, 100.0), "floor": (0, 100)}
     params: TempoParams
 
-    def threshold(self, turn: np.ndarray) -> np.ndarray:
-        """``int64[R]``: the deadwood it knocks at on its own turn ``turn`` (1-based)."""
+    def threshold(
+        self, turn: np.ndarray, knock_limit: np.ndarray | int | None = None
+    ) -> np.ndarray:
+        """``int64[R]``: the deadwood it knocks at on its own turn ``turn`` (1-based).
+
+        Capped by ``knock_limit`` (per row, from the observation; default the bot's rules).
+        """
         prm = self.params
+        limit = self.rules.knock_limit if knock_limit is None else knock_limit
         falling = np.floor(prm.start - prm.step * (np.asarray(turn) - 1)).astype(np.int64)
-        return np.minimum(np.maximum(falling, prm.floor), self.rules.knock_limit)
+        return np.minimum(np.maximum(falling, prm.floor), limit)
 
     def _knock_cards(
         self, obs: DecodedObservation, rows: np.ndarray, hands11: np.ndarray
     ) -> np.ndarray:
         """``bool[P, 52]``: the discards that leave at most this turn's threshold."""
-        limit = self.threshold(own_turn(obs, rows))
+        limit = self.threshold(own_turn(obs, rows), obs.knock_limit[rows])
         return deadwood_after_discard(hands11) <= limit[:, None]
 
     def _knock_with(
         self, obs: DecodedObservation, rows: np.ndarray, may_knock: np.ndarray
     ) -> np.ndarray:
         """``bool[R, 52]``: the legal knock discards that leave at most this turn's threshold."""
-        limit = self.threshold(own_turn(obs, rows))
+        limit = self.threshold(own_turn(obs, rows), obs.knock_limit[rows])
         return may_knock & (obs.discard_deadwood[rows] <= limit[:, None])

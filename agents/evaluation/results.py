@@ -176,6 +176,8 @@ class LeagueResult:
         """Return a JSON-ready dict."""
         out = jsonable(dataclasses.asdict(self))
         out["pairs"] = [p.to_dict() for p in self.pairs]
+        # every pair of a league plays under the same rules
+        out["rules"] = out["pairs"][0]["rules"] if out["pairs"] else None
         return out
 
 

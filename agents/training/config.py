@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import yaml
 
-from agents.model_policy import MODELS_DIR, policy_problem
+from agents.policies.model import MODELS_DIR, policy_problem
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig, rules_mix
@@ -453,7 +453,7 @@ class TrainConfig:
 def _check_policies(config: TrainConfig) -> None:
     """Raise ``ConfigError`` for a policy name or model path that names nothing.
 
-    Checked without loading anything (``agents.model_policy.policy_problem``): bot and
+    Checked without loading anything (``agents.policies.model.policy_problem``): bot and
     shipped model names, and model files that exist, pass.
     """
     named = [(f"opponents.mix.{name}", name) for name in config.opponents.mix]

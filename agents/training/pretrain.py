@@ -54,9 +54,9 @@ def copy_weights(model: Any, source: str) -> None:
 
     Raises:
         ConfigError: when the saved network's parameters differ in name or shape.
-        agents.model_policy.PolicyLoadError: a missing or corrupt file.
+        agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.model_policy import load_model, model_file
+    from agents.policies.model import load_model, model_file
 
     old = load_model(model_file(source) or Path(source))
     saved = widen_inputs(old, model, source)
@@ -249,7 +249,7 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
     """
     from tqdm.auto import tqdm
 
-    from agents.model_policy import load_policy
+    from agents.policies.model import load_policy
 
     p: PretrainConfig = config.pretrain
     summary: dict[str, Any] = {}

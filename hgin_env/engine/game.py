@@ -38,6 +38,7 @@ from hgin_env.engine.actions import (
 )
 from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
+from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_stream, shuffled_decks
 from hgin_env.engine.knock import resolve_knocks
 from hgin_env.engine.melds import (
     NO_DEADWOOD,
@@ -150,75 +151,6 @@ class HandState:
     def rows(self, index: np.ndarray) -> HandState:
         """A copy of the selected hands (index: int or bool array over the batch)."""
         return HandState(**{f.name: getattr(self, f.name)[index].copy() for f in fields(self)})
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finalizer over uint64 arrays: a fast, well-spread integer hash."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def hash_stream(seeds: np.ndarray, counter: np.ndarray, salt: int) -> np.ndarray:
-    """One uint64 per game from (seed, counter, salt): the engine's only randomness."""
-    with np.errstate(over="ignore"):
-        x = mix64(np.asarray(seeds, np.uint64) * _GOLDEN + np.uint64(salt))
-        return mix64(x ^ (np.asarray(counter, np.uint64) * _GOLDEN))
-
-
-def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
-    """int8[N, 52] deck orders, one permutation per (seed, counter) pair."""
-    base = hash_stream(seeds, counter, salt=1)
-    with np.errstate(over="ignore"):
-        keys = mix64(base[:, None] + np.arange(1, N_CARDS + 1, dtype=np.uint64) * _GOLDEN)
-    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
-
-
-#: the largest seed: seeds are unsigned 64-bit integers, 0..2**64 - 1
-MAX_SEED = 2**64 - 1
-#: what engines accept as a seed: an int (game i uses ``seed + i``), uint64[N] per-game
-#: seeds, or None for fresh entropy
-SeedLike = int | np.integer | np.ndarray | None
-
-
-def check_seed(seed: object) -> int:
-    """``seed`` as a Python int after checking that it is an integer in 0..``MAX_SEED``.
-
-    Raises:
-        ValueError: for anything else (negative, too large, not an integer), naming it.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {seed!r}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {int(seed)}")
-    return int(seed)
-
-
-def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
-    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is.
-
-    Seeds are integers in 0..2**64-1 (``check_seed``); ``s + i`` wraps modulo 2**64.
-    """
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-    arr = np.asarray(seed)
-    if arr.ndim == 0:
-        return np.uint64(check_seed(arr.item())) + np.arange(n, dtype=np.uint64)
-    if arr.shape != (n,):
-        raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
-    if arr.dtype.kind != "u":
-        for value in arr.tolist():
-            check_seed(value)
-    return arr.astype(np.uint64)
-
-
-#: hash salt of the per-game draw of a rule set from a mix (the others use 1..3)
-RULES_SALT = 4
 
 
 def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
@@ -366,7 +298,7 @@ class GinEngine:
         if len(self.mix) == 1:
             return
         rows = np.asarray(rows, dtype=np.int64)
-        bits = hash_stream(self.seeds[rows], np.asarray(counter), salt=RULES_SALT)
+        bits = hash_stream(self.seeds[rows], np.asarray(counter), salt=Salt.RULES_MIX)
         uniform = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
         self.set_rule_ids(rows, np.searchsorted(self._mix_cdf, uniform, side="right"))
 
@@ -494,7 +426,9 @@ class GinEngine:
                 raise ValueError("each deck must be a permutation of the card ids 0..51")
             deck = deck.astype(np.int8)
         if dealers is None:
-            dealer = (hash_stream(self.seeds[rows], counter, salt=2) & np.uint64(1)).astype(np.int8)
+            dealer = (hash_stream(self.seeds[rows], counter, Salt.DEALER) & np.uint64(1)).astype(
+                np.int8
+            )
         else:
             dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows]
             if not np.isin(dealer, (0, 1)).all():

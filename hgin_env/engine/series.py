@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from hgin_env.engine.config import RulesConfig, RulesMix
-from hgin_env.engine.game import GinEngine, HandState, SeedLike, hash_stream
+from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, SeedLike, hash_stream
 
 
 @dataclass
@@ -82,7 +83,9 @@ class SeriesEngine:
         if rows.size == 0:
             return
         if first_dealers is None:
-            bits = hash_stream(self.engine.seeds[rows], self.series_counter[rows], salt=3)
+            bits = hash_stream(
+                self.engine.seeds[rows], self.series_counter[rows], Salt.SERIES_DEALER
+            )
             dealers = np.zeros(self.n, np.int8)
             dealers[rows] = (bits & np.uint64(1)).astype(np.int8)
         else:

@@ -18,8 +18,9 @@ from typing import Literal, Protocol
 import numpy as np
 
 from hgin_env.engine.config import RulesConfig, RulesMix
-from hgin_env.engine.game import GinEngine, SeedLike
+from hgin_env.engine.game import GinEngine
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import SeedLike
 from hgin_env.engine.series import SeriesEngine, SeriesStep
 
 Mode = Literal["hand", "series"]

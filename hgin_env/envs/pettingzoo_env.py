@@ -13,18 +13,19 @@ that reaches ``max_turns_per_hand`` truncates both agents (hand mode). An illega
 raises ``ValueError``; with ``illegal_action="penalize"`` it ends the game with
 ``-illegal_penalty`` to the offender and 0 to the other agent.
 
-Example::
+Example (a doctest): one hand of random legal moves; the returns sum to zero.
 
-    from hgin_env.envs import pettingzoo_env
-
-    env = pettingzoo_env.env(mode="hand")
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else env.action_space(agent).sample(
-            obs["action_mask"]
-        )
-        env.step(action)
+    >>> from hgin_env.envs import pettingzoo_env
+    >>> env = pettingzoo_env.env(mode="hand")
+    >>> env.reset(seed=0)
+    >>> returns = {agent: 0.0 for agent in env.possible_agents}
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, termination, truncation, info = env.last()
+    ...     returns[agent] += reward
+    ...     done = termination or truncation
+    ...     env.step(None if done else env.action_space(agent).sample(obs["action_mask"]))
+    >>> abs(sum(returns.values())) < 1e-9
+    True
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ game i exactly the trajectory of a single env seeded s + i, in hand and in serie
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from test_env_vec import CASES, SEED, N, choose, singles_for
@@ -21,7 +23,7 @@ from hgin_env.envs.vector_env import HollywoodGinVectorEnv
 
 OPPONENTS = ["random", "simple", "expert", "patient", "tempo", "simple@1", "ppo-cards"]
 #: whole hands under the default rules, and short series (see test_env_vec.CASES)
-KEY_CASES = {"hand": {"mode": "hand"}, "series": CASES["series"]}
+KEY_CASES: dict[str, dict[str, Any]] = {"hand": {"mode": "hand"}, "series": CASES["series"]}
 STEPS = 120
 
 

@@ -16,9 +16,9 @@ import yaml
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from agents.mixture import MixturePolicy
-from agents.model_policy import ModelPolicy
-from agents.torch_policy import TorchPolicy
+from agents.policies.mixture import MixturePolicy
+from agents.policies.model import ModelPolicy
+from agents.policies.torch_policy import TorchPolicy
 from agents.training import callbacks as callbacks_module
 from agents.training.checkpoint import latest_checkpoint
 from agents.training.config import build_config
