@@ -104,6 +104,7 @@ def test_league_opponents_reweight_from_the_records(tmp_path: Path) -> None:
     opponents = TrainingOpponents(config.opponents, 64, tmp_path / "pool", seed=0)
     assert [m and m[0] for m in opponents.members()] == ["random", "simple", None, None, None]
     np.testing.assert_allclose(opponents.mixture.probabilities[:2], [1 / 3, 2 / 3])
+    assert opponents.league is not None
     for _ in range(50):
         opponents.league.record("random", 0.0)  # random "beats" the learner
         opponents.league.record("simple", 1.0)
@@ -142,6 +143,7 @@ def test_league_state_is_in_the_checkpoint_and_resume_restores_it(league_run, tm
     opponents.restore_pool(league_run.run_dir, state.pool, state.league)
     names = [m and m[0] for m in opponents.members()]
     assert names[-1] == "exploiter@512" and sum(n is not None for n in names) == 5
+    assert opponents.league is not None
     assert list(opponents.league.records["simple"]) == state.league["records"]["simple"]
     resumed = train(resume=league_run.run_dir, overrides=["total_timesteps=1536"])
     assert resumed.steps >= 1536 and not resumed.interrupted

@@ -21,7 +21,7 @@ def test_the_folder_holds_model_config_and_both_evaluations() -> None:
     assert shipped_models()[NAME] == FOLDER / "model.zip"
     config = load_config(NAME)
     assert config.opponents.league.enabled and config.pretrain.init_from == "ppo-cards"
-    assert [dict(r) for r in config.env.rules_mix] == [
+    assert [dict(r) for r in config.env.rules_mix or ()] == [
         {"undercut_bonus": 10}, {"undercut_bonus": 25},
     ]  # fmt: skip
     for name, undercut in (("eval.json", 10), ("eval_undercut25.json", 25)):
