@@ -17,7 +17,7 @@ from agents.training.opponents import TrainingOpponents
 from agents.training.runner import train
 from agents.training.schema import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: a league of two bots, snapshots and one exploiter, on the tiny run's settings
 LEAGUE = {
