@@ -1,8 +1,9 @@
 """Policies (rule bots, trained models), their evaluation, and training.
 
 Importing this package registers the bots with the environments' policy registry
-(``hgin_env.envs.policy``): ``simple``, ``expert`` (``random`` is built in), and every
-shipped model ``models/<name>/model.zip`` under its directory name. Registration is
+(``hgin_env.envs.policy``): ``simple``, ``expert`` (``random`` is built in), every
+shipped model ``models/<name>/model.zip`` under its directory name, and the search
+family ``pimc`` / ``pimc:worlds=64,...`` (``agents.search``). Registration is
 explicit: the environments never import this package; the CLIs, the evaluator and the
 trainer do. ``load_policy`` also accepts a model path.
 
@@ -22,7 +23,13 @@ from typing import Any
 
 from agents.bots import ExpertBot, SimpleBot
 from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
-from hgin_env.envs.policy import PolicyFactory, RandomPolicy, register_policy
+from agents.search import make_pimc
+from hgin_env.envs.policy import (
+    PolicyFactory,
+    RandomPolicy,
+    register_policy,
+    register_policy_family,
+)
 
 #: marks this ``agents`` package as hollywood-gin's (the CLIs check it)
 HOLLYWOOD_GIN = True
@@ -46,9 +53,10 @@ def _model_factory(path: Path) -> PolicyFactory:
 
 
 def _register() -> None:
-    """Register the bots and the shipped models by name (models load on first use)."""
+    """Register the bots, the shipped models (loaded on first use) and the search family."""
     for name, factory in BOTS.items():
         register_policy(name, factory)
+    register_policy_family("pimc", make_pimc)
     for name, path in shipped_models().items():
         if name not in BOTS:
             register_policy(name, _model_factory(path))

@@ -23,7 +23,7 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
-from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
+from hgin_env.envs.policy import Policy, is_registered, registered_policies, resolve_policy
 
 #: the repository root (the directory holding ``agents/`` and ``models/``)
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -239,8 +239,13 @@ def load_policy(spec: str | Path | Policy, seed: int | None = None) -> Policy:
         return spec
     text = str(spec)
     known = registered_policies()
-    if text in known:
-        return resolve_policy(text, seed)
+    if is_registered(text):
+        try:
+            return resolve_policy(text, seed)
+        except PolicyLoadError:
+            raise
+        except ValueError as exc:  # a family's bad parameter (``pimc:worlds=0``)
+            raise PolicyLoadError(str(exc)) from exc
     from agents.rllib_policy import RLlibPolicy, rllib_checkpoint
 
     if rllib_checkpoint(text) is not None:

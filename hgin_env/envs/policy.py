@@ -127,14 +127,31 @@ class RandomPolicy:
 
 
 PolicyFactory = Callable[[int | None], Policy]
+#: a factory of parameterized policies: ``factory(params, seed)``, ``params`` the text
+#: after ``name:`` (``""`` for the bare name); it raises ``ValueError`` naming a bad one
+FamilyFactory = Callable[[str, int | None], Policy]
 #: what an unknown name's error adds while the bots are not registered yet
 REGISTER_HINT = " (the bots and shipped models are registered by `import agents`)"
 _REGISTRY: dict[str, PolicyFactory] = {"random": RandomPolicy}
+_FAMILIES: dict[str, FamilyFactory] = {}
 
 
 def register_policy(name: str, factory: PolicyFactory) -> None:
     """Make ``name`` resolvable: ``factory(seed)`` builds the policy."""
     _REGISTRY[name] = factory
+
+
+def register_policy_family(name: str, factory: FamilyFactory) -> None:
+    """Make ``name`` and ``name:PARAMS`` resolvable: ``factory(PARAMS, seed)`` builds the policy.
+
+    For policies whose parameters travel in their name (``pimc:worlds=64,rollout=simple``).
+    """
+    _FAMILIES[name] = factory
+
+
+def is_registered(spec: str) -> bool:
+    """Whether ``resolve_policy`` knows ``spec``: a registered name, or ``family[:params]``."""
+    return spec in _REGISTRY or spec.partition(":")[0] in _FAMILIES
 
 
 def registry_packages() -> list[str]:
@@ -145,7 +162,8 @@ def registry_packages() -> list[str]:
     this module importing them.
     """
     own = __name__.split(".")[0]
-    tops = {getattr(f, "__module__", own).split(".")[0] for f in _REGISTRY.values()}
+    factories = [*_REGISTRY.values(), *_FAMILIES.values()]
+    tops = {getattr(f, "__module__", own).split(".")[0] for f in factories}
     return sorted(tops - {own})
 
 
@@ -156,22 +174,26 @@ def import_registry_packages(packages: list[str]) -> None:
 
 
 def registered_policies() -> list[str]:
-    """The names ``resolve_policy`` accepts now."""
-    return sorted(_REGISTRY)
+    """The names ``resolve_policy`` accepts now (a family's bare name stands for its specs)."""
+    return sorted({*_REGISTRY, *_FAMILIES})
 
 
 def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:
     """Turn a policy name or object into a policy.
 
     Raises:
-        ValueError: for an unknown name (the message lists the known ones) or an object
-            without an ``act`` method.
+        ValueError: for an unknown name (the message lists the known ones), a family's
+            bad parameter (named), or an object without an ``act`` method.
     """
     if isinstance(spec, str):
-        if spec not in _REGISTRY:
+        if not is_registered(spec):
             hint = "" if "agents" in sys.modules else REGISTER_HINT
-            raise ValueError(f"unknown policy {spec!r}; known policies: {sorted(_REGISTRY)}{hint}")
-        return _REGISTRY[spec](seed)
+            known = registered_policies()
+            raise ValueError(f"unknown policy {spec!r}; known policies: {known}{hint}")
+        if spec in _REGISTRY:
+            return _REGISTRY[spec](seed)
+        family, _, params = spec.partition(":")
+        return _FAMILIES[family](params, seed)
     if not callable(getattr(spec, "act", None)):
         raise ValueError(
             f"a policy must be a name or an object with act(observations, action_masks); "

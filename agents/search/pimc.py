@@ -1,0 +1,343 @@
+"""``pimc``: a batched determinized (perfect-information Monte Carlo) search policy.
+
+At every decision with more than one legal action it samples ``worlds`` deals of what
+the seat cannot see (``agents.search.worlds``), plays every legal action in every world
+to the end of the hand with the ``rollout`` policy playing both seats, and takes the
+action with the best mean value; the same worlds and the same rollout random numbers
+serve every candidate (common random numbers). Values (``objective``):
+
+- ``series`` (default): the seat's chance of winning the series after the hand
+  (``agents.search.series_value``), so a hand's points count by what they do on the
+  score sheet; in hand mode (no score sheet in the observation) it falls back to points;
+- ``points``: the hand's points, + for the seat, - for the opponent.
+
+One ``act`` call searches all its games together: every (game, candidate, world) is one
+row of one engine batch, and each rollout step is one batched call of the rollout
+policy. Ties go to the rollout policy's own choice. Random numbers come from the per-game
+``keys`` (else from the seeded stream), so a game decides the same alone, in a batch or
+in a worker process.
+
+Spec: ``pimc`` or ``pimc:worlds=64,rollout=simple,objective=series`` plus any of the
+rules options the rollouts must play under (``undercut_bonus=25``, ...), since the
+observation does not carry the rules. Every value is checked before any work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.bots.features import decision_keys
+from agents.search.series_value import series_values
+from agents.search.worlds import SeenPosition, sample_worlds, seen_position, world_keys
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, HandState, hash_stream
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import Policy, accepts_keys
+
+#: the family name the registry knows
+NAME = "pimc"
+OBJECTIVES = ("series", "points")
+#: most worlds per decision
+MAX_WORLDS = 4096
+#: salt of the rollout policy's keys
+ROLLOUT_SALT = 0x0C0FFEE
+#: the rollout engine drops its finished rows when fewer than this share is live
+COMPACT_BELOW = 0.5
+#: bonus of the rollout policy's own choice in the means (breaks exact ties only)
+PRIOR_BONUS = 1e-9
+#: the rules options a spec may set (those the rollouts and the value table use)
+RULES_PARAMS = (
+    "knock_limit",
+    "gin_bonus",
+    "undercut_bonus",
+    "big_gin_bonus",
+    "allow_rediscard",
+    "max_turns_per_hand",
+    "game_target",
+)
+
+
+@dataclass(frozen=True)
+class PimcParams:
+    """The search's parameters (the ``pimc:`` spec).
+
+    Attributes:
+        worlds: sampled deals of the hidden cards per decision (1..4096).
+        rollout: the policy playing both seats in the rollouts (a registered name or a
+            model path; not a ``pimc`` spec).
+        objective: ``series`` (chance of winning the series) or ``points``.
+        rules: the rules the rollouts play under.
+    """
+
+    worlds: int = 64
+    rollout: str = "simple"
+    objective: str = "series"
+    rules: RulesConfig = field(default_factory=RulesConfig)
+
+    def spec(self) -> str:
+        """The canonical ``pimc:...`` spec (rules options only where they differ)."""
+        parts = [f"worlds={self.worlds}", f"rollout={self.rollout}", f"objective={self.objective}"]
+        default = RulesConfig()
+        for name in RULES_PARAMS:
+            value = getattr(self.rules, name)
+            if value != getattr(default, name):
+                parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+        return f"{NAME}:" + ",".join(parts)
+
+
+def parse_params(text: str) -> PimcParams:
+    """Parse the text after ``pimc:`` (``""``: the defaults).
+
+    Raises:
+        ValueError: naming the parameter that is unknown, repeated, malformed or out of
+            range (``worlds=0``), or an unknown rollout policy.
+    """
+    values: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not value.strip():
+            raise ValueError(f"pimc parameter {item!r}: expected name=value")
+        known = ("worlds", "rollout", "objective", *RULES_PARAMS)
+        if key not in known:
+            raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
+        if key in values:
+            raise ValueError(f"pimc parameter {key!r} is given twice")
+        values[key] = value.strip()
+    kwargs: dict[str, Any] = {}
+    if "worlds" in values:
+        kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
+    if "objective" in values:
+        if values["objective"] not in OBJECTIVES:
+            raise ValueError(
+                f"pimc parameter objective must be one of {list(OBJECTIVES)}, "
+                f"got {values['objective']!r}"
+            )
+        kwargs["objective"] = values["objective"]
+    if "rollout" in values:
+        kwargs["rollout"] = values["rollout"]
+    rules: dict[str, Any] = {}
+    for name in RULES_PARAMS:
+        if name in values:
+            rules[name] = _rules_value(name, values[name])
+    try:
+        kwargs["rules"] = RulesConfig(**rules)
+    except ValueError as exc:
+        raise ValueError(f"pimc parameter: {exc}") from exc
+    params = PimcParams(**kwargs)
+    check_rollout(params.rollout)
+    return params
+
+
+def _integer(name: str, text: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"pimc parameter {name} must be an integer, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
+    return value
+
+
+def _rules_value(name: str, text: str) -> Any:
+    if name == "allow_rediscard":
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
+        return text.lower() == "true"
+    if name == "big_gin_bonus" and text.lower() == "none":
+        return None
+    return _integer(name, text, -(2**31), 2**31)
+
+
+def check_rollout(name: str) -> None:
+    """Raise ``ValueError`` naming ``rollout`` unless ``name`` is a usable rollout policy."""
+    from agents.model_policy import PolicyLoadError, load_policy
+
+    if name.split(":")[0] == NAME:
+        raise ValueError("pimc parameter rollout cannot be a pimc search")
+    try:
+        load_policy(name, 0)
+    except PolicyLoadError as exc:
+        raise ValueError(f"pimc parameter rollout: {exc}") from exc
+
+
+def make_rollout(params: PimcParams, seed: int | None) -> Policy:
+    """The rollout policy of ``params`` (the simple bot gets the search's rules)."""
+    from agents.bots import SimpleBot
+    from agents.model_policy import load_policy
+
+    if params.rollout == "simple":
+        return SimpleBot(seed, rules=params.rules)
+    return load_policy(params.rollout, seed)
+
+
+class PimcPolicy:
+    """The determinized search (see the module docstring).
+
+    Args:
+        params: the search's parameters.
+        seed: seed of the random stream used when ``act`` gets no per-game keys.
+    """
+
+    def __init__(self, params: PimcParams | None = None, seed: int | None = None) -> None:
+        self.params = params or PimcParams()
+        self.name = self.params.spec()
+        self.rng = np.random.default_rng(seed)
+        self.rollout = make_rollout(self.params, seed)
+        self._rollout_keys = accepts_keys(self.rollout)
+        # a network reads the score sheet; the bots do not, so they skip encoding it
+        self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
+        #: engine actions taken inside rollouts since construction (for the benchmarks)
+        self.rollout_actions = 0
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the random stream."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Return one legal action per row: the best mean over the sampled worlds.
+
+        Args:
+            observations: float32[N, OBS_DIM] of the seats to act.
+            action_masks: bool[N, 107].
+            keys: optional uint64[N], one fresh key per game and decision.
+        """
+        masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
+        n = masks.shape[0]
+        keys = decision_keys(keys, self.rng, n)
+        prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
+        actions = prior.copy()
+        choices = masks.sum(axis=1)
+        todo = np.flatnonzero(choices > 1)
+        if todo.size:
+            seen = seen_position(np.asarray(observations)[todo], masks[todo], self.params.rules)
+            values = self.candidate_values(seen, masks[todo], keys[todo])
+            values[np.arange(todo.size), prior[todo]] += PRIOR_BONUS
+            actions[todo] = values.argmax(axis=1)
+        return actions
+
+    def candidate_values(
+        self, seen: SeenPosition, masks: np.ndarray, keys: np.ndarray
+    ) -> np.ndarray:
+        """float64[G, 107]: each legal action's mean value over the worlds (-inf: illegal)."""
+        w = self.params.worlds
+        g = masks.shape[0]
+        wkeys = world_keys(keys, w)  # [G, W]
+        worlds = sample_worlds(seen, wkeys)  # G * W rows, world fastest
+        game, cand = np.nonzero(masks)  # one entry per (game, candidate)
+        # rows: (game, candidate, world); the world's row in ``worlds`` is game * W + world
+        world_row = (game[:, None] * w + np.arange(w)[None, :]).reshape(-1)
+        state = worlds.rows(world_row)
+        first = np.repeat(cand, w)
+        rollout_keys = wkeys.reshape(-1)[world_row]
+        sheets = self._sheets(seen.sheets, np.repeat(game, w))
+        winner, points = self._play_out(state, first, rollout_keys, sheets)
+        value = self._values(seen.sheets, np.repeat(game, w), winner, points)
+        means = value.reshape(-1, w).mean(axis=1)
+        out = np.full((g, N_ACTIONS), -np.inf)
+        out[game, cand] = means
+        return out
+
+    # ------------------------------------------------------------------ rollouts
+    def _call_rollout(self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        if self._rollout_keys:
+            act: Any = self.rollout.act
+            return np.asarray(act(obs, masks, keys=keys))
+        return np.asarray(self.rollout.act(obs, masks))
+
+    def _sheets(self, sheets: ScoreSheets | None, rows: np.ndarray) -> ScoreSheets | None:
+        """The score sheets of the rollout rows (for a rollout policy that reads them)."""
+        if sheets is None or not self._rollout_sheets:
+            return None
+        return sheet_rows(sheets, rows)
+
+    def _play_out(
+        self,
+        state: HandState,
+        first: np.ndarray,
+        keys: np.ndarray,
+        sheets: ScoreSheets | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``first`` then the rollout policy to the end of every row's hand.
+
+        Returns:
+            ``(winner, points)``: int64[R] the seat that scored (-1: none), and its points.
+        """
+        rules = self.params.rules
+        total = first.size
+        engine = GinEngine.from_state(state, rules)
+        engine.step(first)
+        self.rollout_actions += total
+        ids = np.arange(total)  # original row of each engine row
+        winner = np.full(total, -1, dtype=np.int64)
+        points = np.zeros(total, dtype=np.int64)
+        moves = np.zeros(total, dtype=np.int64)
+        actions = np.zeros(total, dtype=np.int64)
+        while True:
+            over = engine.over
+            live = np.flatnonzero(~over)
+            if live.size < COMPACT_BELOW * ids.size or live.size == 0:
+                done = np.flatnonzero(over)
+                winner[ids[done]] = engine.state.winner[done]
+                points[ids[done]] = engine.state.points[done]
+                if live.size == 0:
+                    return winner, points
+                engine = GinEngine.from_state(engine.state.rows(live), rules)
+                ids, keys, moves = ids[live], keys[live], moves[live]
+                if sheets is not None:
+                    sheets = self._sheets(sheets, live)
+                actions = np.zeros(live.size, dtype=np.int64)
+                live = np.arange(live.size)
+            seats = engine.current_player[live]
+            obs = encode_observations(engine, seats, sheets, live)
+            masks = engine.legal_action_mask(copy=False)[live]
+            step_keys = hash_stream(keys[live], moves[live], ROLLOUT_SALT)
+            actions[live] = self._call_rollout(obs, masks, step_keys)
+            moves[live] += 1
+            engine.step(actions)
+            self.rollout_actions += live.size
+
+    def _values(
+        self,
+        sheets: ScoreSheets | None,
+        game: np.ndarray,
+        winner: np.ndarray,
+        points: np.ndarray,
+    ) -> np.ndarray:
+        """float64[R]: each outcome's value for seat 0 (the searching seat)."""
+        signed = np.where(winner == 0, points, np.where(winner == 1, -points, 0))
+        if self.params.objective == "points" or sheets is None:
+            return signed.astype(np.float64)
+        # the chance of winning the series after recording each outcome on a copy
+        after = sheet_rows(sheets, game)
+        after.record(winner, points)
+        return series_values(after, 0)
+
+
+def sheet_rows(sheets: ScoreSheets, rows: np.ndarray) -> ScoreSheets:
+    """A copy of the selected sheets (``rows``: int[M], repeats allowed)."""
+    out = ScoreSheets(rows.size, sheets.rules)
+    for f in ("scores", "entered", "boxes", "game_winners", "finished", "series_winner"):
+        setattr(out, f, getattr(sheets, f)[rows].copy())
+    return out
+
+
+def make_pimc(params: str, seed: int | None) -> PimcPolicy:
+    """The registry's factory: ``pimc:PARAMS`` -> a ``PimcPolicy``."""
+    return PimcPolicy(parse_params(params), seed)
+
+
+def with_rules(params: PimcParams, rules: RulesConfig) -> PimcParams:
+    """``params`` with other rules (for callers that hold a ``RulesConfig``)."""
+    return dataclasses.replace(params, rules=rules)

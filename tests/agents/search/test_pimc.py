@@ -1,0 +1,175 @@
+"""The ``pimc`` search: legal, deterministic, blind to hidden cards, strict about its spec."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.bots import SimpleBot
+from agents.model_policy import PolicyLoadError, load_policy
+from agents.search.pimc import PimcPolicy, parse_params
+from agents.search.worlds import sample_worlds, seen_position, world_keys
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.game import GinEngine, hash_stream
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import registered_policies
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _positions(n: int, plies: int, seed: int) -> SeriesEngine:
+    """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
+    series = SeriesEngine(n, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    for _ in range(plies):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        series.step(bot.act(obs, eng.legal_action_mask()))
+    return series
+
+
+def _decision(series: SeriesEngine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    eng = series.engine
+    obs = encode_observations(eng, eng.current_player, series.sheets)
+    keys = hash_stream(eng.seeds, np.zeros(eng.n, np.int64), 5)
+    return obs, eng.legal_action_mask(), keys
+
+
+def test_pimc_is_registered_with_its_parameters_in_the_name():
+    """``load_policy("pimc:...")`` builds the search with those parameters; the name is listed."""
+    policy = load_policy("pimc:worlds=4,rollout=expert,objective=points,undercut_bonus=25")
+    assert isinstance(policy, PimcPolicy)
+    assert policy.params.worlds == 4 and policy.params.rollout == "expert"
+    assert policy.params.rules.undercut_bonus == 25
+    assert policy.name == "pimc:worlds=4,rollout=expert,objective=points,undercut_bonus=25"
+    assert isinstance(load_policy("pimc"), PimcPolicy)
+    assert "pimc" in registered_policies()
+
+
+@pytest.mark.parametrize(
+    "spec, named",
+    [
+        ("pimc:worlds=0", "worlds"),
+        ("pimc:worlds=ten", "worlds"),
+        ("pimc:rollout=no-such-bot", "rollout"),
+        ("pimc:rollout=pimc", "rollout"),
+        ("pimc:objective=glory", "objective"),
+        ("pimc:depth=3", "depth"),
+        ("pimc:worlds=4,worlds=8", "worlds"),
+        ("pimc:undercut_bonus=-1", "undercut_bonus"),
+        ("pimc:worlds", "worlds"),
+    ],
+)
+def test_a_bad_parameter_is_refused_naming_it(spec, named):
+    """An out-of-range, unknown, repeated or malformed parameter raises naming the parameter."""
+    with pytest.raises(PolicyLoadError, match=named):
+        load_policy(spec)
+
+
+def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
+    """``evaluate.py pimc:worlds=0 simple`` exits 2 with a one-line message naming ``worlds``."""
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", "pimc:worlds=0", "simple", "--series", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "worlds" in lines[0], proc.stderr
+
+
+def test_worlds_keep_what_the_seat_sees_and_deal_the_rest():
+    """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
+    series = _positions(16, 7, seed=3)
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=8"))
+    seen = seen_position(obs, masks, policy.params.rules)
+    worlds = sample_worlds(seen, world_keys(keys, 8))
+    GinEngine.from_state(worlds).check_invariants()
+    game = np.repeat(np.arange(16), 8)
+    eng = series.engine
+    me = eng.current_player.astype(np.int64)
+    assert np.array_equal(worlds.hands[:, 0], eng.state.hands[np.arange(16), me][game])
+    assert np.array_equal(worlds.in_pile, eng.state.in_pile[game])
+    assert (worlds.hands[:, 1] >= eng.state.known[np.arange(16), 1 - me][game]).all()
+    assert np.array_equal(52 - worlds.stock_pos, eng.stock_size[game])
+    # the worlds differ from one another (the hidden cards are really redealt)
+    assert len({worlds.hands[i, 1].tobytes() for i in range(8)}) > 1
+
+
+def test_search_plays_legal_moves_through_whole_hands():
+    """Seeded series of pimc (few worlds) against simple: every action is legal, hands end."""
+    series = SeriesEngine(6, seed=11)
+    series.reset()
+    search, bot = PimcPolicy(parse_params("worlds=2"), seed=0), SimpleBot(0)
+    hands = 0
+    for _ in range(400):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        masks = eng.legal_action_mask()
+        mine = eng.current_player == 0
+        actions = bot.act(obs, masks)
+        actions[mine] = search.act(obs[mine], masks[mine])
+        assert masks[np.arange(eng.n), actions].all()
+        hands += series.step(actions).rows.size
+        if hands >= 12:
+            break
+    assert hands >= 12
+
+
+def test_a_game_decides_the_same_alone_and_in_a_batch():
+    """With per-game keys, each row's decision does not depend on the other rows of the call."""
+    series = _positions(12, 9, seed=5)
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=6"))
+    together = policy.act(obs, masks, keys=keys)
+    alone = [
+        policy.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(12)
+    ]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together[::-1], policy.act(obs[::-1], masks[::-1], keys=keys[::-1]))
+
+
+def test_the_decision_ignores_the_hidden_cards_and_the_stock_order():
+    """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
+    series = _positions(10, 11, seed=8)
+    eng = series.engine
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=8,objective=points"))
+    before = policy.act(obs, masks, keys=keys)
+    rng = np.random.default_rng(0)
+    s = eng.state
+    changed = 0
+    for g in np.flatnonzero(~eng.over):
+        opp = 1 - int(s.current[g])
+        hidden = np.flatnonzero(s.hands[g, opp] & ~s.known[g, opp])
+        stock = s.deck[g, s.stock_pos[g] :].astype(np.int64)
+        pool = rng.permutation(np.concatenate([hidden, stock]))
+        s.hands[g, opp, hidden] = False
+        s.hands[g, opp, pool[: hidden.size]] = True
+        s.deck[g, s.stock_pos[g] :] = pool[hidden.size :]
+        changed += int(not np.array_equal(np.sort(pool[: hidden.size]), hidden))
+    eng.invalidate()
+    eng.check_invariants()
+    assert changed > 5
+    obs2, masks2, _ = _decision(series)
+    assert np.array_equal(obs, obs2) and np.array_equal(masks, masks2)
+    assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
+
+
+def test_search_finds_a_gin_knock():
+    """Holding gin after the draw, the search knocks (gin beats every other candidate)."""
+    from helpers import deal, play
+
+    eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
+    play(eng, "pass", "pass", "draw")  # the non-dealer draws TH: AC-3C 4D-6D 7H-TH KS
+    obs = encode_observations(eng, eng.current_player)
+    action = PimcPolicy(parse_params("worlds=4,objective=points")).act(
+        obs, eng.legal_action_mask(), keys=np.array([1], np.uint64)
+    )
+    assert int(action[0]) == N_CARDS + 51  # knock, discarding KS (card 51)
