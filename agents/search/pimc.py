@@ -13,9 +13,10 @@ serve every candidate (common random numbers). Values (``objective``):
 
 One ``act`` call searches all its games together: every (game, candidate, world) is one
 row of one engine batch, and each rollout step is one batched call of the rollout
-policy. Ties go to the rollout policy's own choice. Random numbers come from the per-game
-``keys`` (else from the seeded stream), so a game decides the same alone, in a batch or
-in a worker process.
+policy. It leaves the rollout policy's own choice only for a candidate whose gain over
+it is more than ``z`` standard errors (the worlds are few and a hand's points noisy).
+Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
+decides the same alone, in a batch or in a worker process.
 
 Spec: ``pimc`` or ``pimc:worlds=64,rollout=simple,objective=series`` plus any of the
 rules options the rollouts must play under (``undercut_bonus=25``, ...), since the
@@ -33,11 +34,12 @@ import numpy as np
 from agents.bots.features import decision_keys
 from agents.search.series_value import series_values
 from agents.search.worlds import SeenPosition, sample_worlds, seen_position, world_keys
-from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.actions import KNOCK, N_ACTIONS
+from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState, hash_stream
 from hgin_env.engine.hollywood import ScoreSheets
-from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.observation import decode_observations, encode_observations
 from hgin_env.envs.policy import Policy, accepts_keys
 
 #: the family name the registry knows
@@ -49,8 +51,6 @@ MAX_WORLDS = 4096
 ROLLOUT_SALT = 0x0C0FFEE
 #: the rollout engine drops its finished rows when fewer than this share is live
 COMPACT_BELOW = 0.5
-#: bonus of the rollout policy's own choice in the means (breaks exact ties only)
-PRIOR_BONUS = 1e-9
 #: the rules options a spec may set (those the rollouts and the value table use)
 RULES_PARAMS = (
     "knock_limit",
@@ -69,6 +69,12 @@ class PimcParams:
 
     Attributes:
         worlds: sampled deals of the hidden cards per decision (1..4096).
+        z: a candidate replaces the rollout policy's own choice only when its mean gain
+            over it (per world, same worlds) exceeds ``z`` standard errors (0: the best
+            mean wins; the sampling noise of a few worlds otherwise decides).
+        top: discards searched: the ``top`` that leave the least deadwood, plus the
+            rollout policy's choice (0: every legal discard). Of the knocks, only the one
+            leaving the least deadwood is searched (the others leave more deadwood).
         rollout: the policy playing both seats in the rollouts (a registered name or a
             model path; not a ``pimc`` spec).
         objective: ``series`` (chance of winning the series) or ``points``.
@@ -76,13 +82,17 @@ class PimcParams:
     """
 
     worlds: int = 64
+    top: int = 0
+    z: float = 1.0
     rollout: str = "simple"
     objective: str = "series"
     rules: RulesConfig = field(default_factory=RulesConfig)
 
     def spec(self) -> str:
         """The canonical ``pimc:...`` spec (rules options only where they differ)."""
-        parts = [f"worlds={self.worlds}", f"rollout={self.rollout}", f"objective={self.objective}"]
+        parts = [f"worlds={self.worlds}", f"top={self.top}", f"z={self.z:g}"]
+        parts.append(f"rollout={self.rollout}")
+        parts.append(f"objective={self.objective}")
         default = RulesConfig()
         for name in RULES_PARAMS:
             value = getattr(self.rules, name)
@@ -104,7 +114,7 @@ def parse_params(text: str) -> PimcParams:
         key = key.strip()
         if not sep or not value.strip():
             raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = ("worlds", "rollout", "objective", *RULES_PARAMS)
+        known = ("worlds", "top", "z", "rollout", "objective", *RULES_PARAMS)
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
         if key in values:
@@ -113,6 +123,15 @@ def parse_params(text: str) -> PimcParams:
     kwargs: dict[str, Any] = {}
     if "worlds" in values:
         kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
+    if "z" in values:
+        try:
+            kwargs["z"] = float(values["z"])
+        except ValueError:
+            raise ValueError(f"pimc parameter z must be a number, got {values['z']!r}") from None
+        if not 0.0 <= kwargs["z"] <= 10.0:
+            raise ValueError(f"pimc parameter z must be in 0..10, got {kwargs['z']}")
+    if "top" in values:
+        kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
     if "objective" in values:
         if values["objective"] not in OBJECTIVES:
             raise ValueError(
@@ -218,19 +237,34 @@ class PimcPolicy:
         keys = decision_keys(keys, self.rng, n)
         prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
         actions = prior.copy()
-        choices = masks.sum(axis=1)
-        todo = np.flatnonzero(choices > 1)
+        cands = candidates(observations, masks, prior, self.params.top)
+        todo = np.flatnonzero(cands.sum(axis=1) > 1)
         if todo.size:
             seen = seen_position(np.asarray(observations)[todo], masks[todo], self.params.rules)
-            values = self.candidate_values(seen, masks[todo], keys[todo])
-            values[np.arange(todo.size), prior[todo]] += PRIOR_BONUS
-            actions[todo] = values.argmax(axis=1)
+            values, gain, error = self.candidate_values(seen, cands[todo], keys[todo], prior[todo])
+            # leave the rollout policy's choice only for a candidate clearly better than it
+            clear = gain > self.params.z * error
+            clear[np.arange(todo.size), prior[todo]] = True
+            actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
         return actions
 
     def candidate_values(
-        self, seen: SeenPosition, masks: np.ndarray, keys: np.ndarray
-    ) -> np.ndarray:
-        """float64[G, 107]: each legal action's mean value over the worlds (-inf: illegal)."""
+        self, seen: SeenPosition, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each candidate's mean value over the worlds, and its gain over the prior's choice.
+
+        Args:
+            seen: the positions of G games.
+            masks: bool[G, 107], the candidates (legal actions) of each game; each game's
+                ``prior`` among them.
+            keys: uint64[G], the games' decision keys.
+            prior: int[G], the rollout policy's choice in each game.
+
+        Returns:
+            ``(values, gain, error)``, float64[G, 107] each (-inf / 0 / inf where not a
+            candidate): the mean value, the mean of the per-world difference to the
+            prior's candidate (same worlds: common random numbers), and its standard error.
+        """
         w = self.params.worlds
         g = masks.shape[0]
         wkeys = world_keys(keys, w)  # [G, W]
@@ -244,10 +278,17 @@ class PimcPolicy:
         sheets = self._sheets(seen.sheets, np.repeat(game, w))
         winner, points = self._play_out(state, first, rollout_keys, sheets)
         value = self._values(seen.sheets, np.repeat(game, w), winner, points)
-        means = value.reshape(-1, w).mean(axis=1)
-        out = np.full((g, N_ACTIONS), -np.inf)
-        out[game, cand] = means
-        return out
+        per_world = value.reshape(-1, w)  # [E, W]
+        entry_of = np.full((g, N_ACTIONS), -1)
+        entry_of[game, cand] = np.arange(game.size)
+        diff = per_world - per_world[entry_of[game, prior[game]]]
+        values = np.full((g, N_ACTIONS), -np.inf)
+        gain = np.zeros((g, N_ACTIONS))
+        error = np.full((g, N_ACTIONS), np.inf)
+        values[game, cand] = per_world.mean(axis=1)
+        gain[game, cand] = diff.mean(axis=1)
+        error[game, cand] = diff.std(axis=1) / np.sqrt(w)
+        return values, gain, error
 
     # ------------------------------------------------------------------ rollouts
     def _call_rollout(self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -323,6 +364,32 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
+
+
+def candidates(
+    observations: np.ndarray, masks: np.ndarray, prior: np.ndarray, top: int
+) -> np.ndarray:
+    """bool[N, 107]: the actions searched (see ``PimcParams.top``); always the prior's ``prior``."""
+    out = masks.copy()
+    rows = np.flatnonzero(masks[:, :N_CARDS].any(axis=1))
+    if rows.size == 0:
+        return out
+    dd = decode_observations(np.asarray(observations)[rows]).discard_deadwood.astype(np.float64)
+    # ties: the higher card id first (a king before a queen), as a tiny offset
+    score = dd - np.arange(N_CARDS) * 1e-3
+    knocks = masks[rows, KNOCK : KNOCK + N_CARDS]
+    best_knock = np.where(knocks, score, np.inf).argmin(axis=1)
+    keep = np.zeros_like(knocks)
+    keep[np.arange(rows.size), best_knock] = True
+    out[rows, KNOCK : KNOCK + N_CARDS] = knocks & keep
+    if top > 0:
+        discards = masks[rows, :N_CARDS]
+        order = np.argsort(np.where(discards, score, np.inf), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(N_CARDS)[None, :], axis=1)
+        out[rows, :N_CARDS] = discards & (rank < top)
+    out[np.arange(out.shape[0]), prior] = True
+    return out & masks
 
 
 def sheet_rows(sheets: ScoreSheets, rows: np.ndarray) -> ScoreSheets:

@@ -47,7 +47,9 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
     assert isinstance(policy, PimcPolicy)
     assert policy.params.worlds == 4 and policy.params.rollout == "expert"
     assert policy.params.rules.undercut_bonus == 25
-    assert policy.name == "pimc:worlds=4,rollout=expert,objective=points,undercut_bonus=25"
+    assert policy.name == (
+        "pimc:worlds=4,top=0,z=1,rollout=expert,objective=points,undercut_bonus=25"
+    )
     assert isinstance(load_policy("pimc"), PimcPolicy)
     assert "pimc" in registered_policies()
 
@@ -64,6 +66,8 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         ("pimc:worlds=4,worlds=8", "worlds"),
         ("pimc:undercut_bonus=-1", "undercut_bonus"),
         ("pimc:worlds", "worlds"),
+        ("pimc:z=-1", "z"),
+        ("pimc:top=53", "top"),
     ],
 )
 def test_a_bad_parameter_is_refused_naming_it(spec, named):
@@ -173,3 +177,21 @@ def test_search_finds_a_gin_knock():
         obs, eng.legal_action_mask(), keys=np.array([1], np.uint64)
     )
     assert int(action[0]) == N_CARDS + 51  # knock, discarding KS (card 51)
+
+
+def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
+    """``top=2``: the 2 least-deadwood discards, the best knock and the prior; ``top=0``: all."""
+    from helpers import deal, play
+
+    from agents.search.pimc import candidates
+
+    eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
+    play(eng, "pass", "pass", "draw")  # AC-3C 4D-6D 7H-TH KS: KS is the only loose card
+    obs, masks = encode_observations(eng, eng.current_player), eng.legal_action_mask()
+    prior = np.array([13 + 3])  # discard 4D (card 16), breaking a run
+    kept = candidates(obs, masks, prior, top=2)
+    knocks = np.flatnonzero(kept[0, N_CARDS : 2 * N_CARDS])
+    assert knocks.tolist() == [51]  # knock with KS (gin), the least deadwood
+    # KS leaves 0; TH and 7H leave 10 (the run 7H-9H or 8H-TH stays), the higher id first
+    assert np.flatnonzero(kept[0, :N_CARDS]).tolist() == [16, 35, 51]
+    assert candidates(obs, masks, prior, top=0)[0, :N_CARDS].sum() == 11
