@@ -3,7 +3,8 @@
 ``load_policy(spec)`` accepts, in this order:
 
 1. a policy object (anything with ``act(observations, action_masks)``), returned as is;
-2. a registered name (``random``, ``simple``, ``expert``, shipped models);
+2. a registered name (``random``, ``simple``, ``expert``, shipped models) or a policy
+   family's spec (``pimc:worlds=64,rollout=simple``, ``agents.search``);
 3. a path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``;
    or an RLlib checkpoint / rllib run folder (``agents.rllib_policy``; no Ray needed);
 4. the name of a shipped model: ``models/<name>/model.zip`` under the repository root.
@@ -202,6 +203,12 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
     text = str(spec)
     known = registered_policies()
     if text in known and not model_only:
+        return None
+    if is_registered(text) and not model_only:  # a family spec: its parameters are checked
+        try:
+            resolve_policy(text, 0)
+        except ValueError as exc:
+            return str(exc)
         return None
     path = model_file(text)
     if path is not None:

@@ -79,7 +79,7 @@ def decision_rates(
     """Decisions/s and rollout actions/s of ``spec`` over the pool, ``batch`` decisions a call."""
     obs, masks, keys = pool
     per_call = max(1, min(batch, obs.shape[0]))
-    calls = max(1, min(obs.shape[0] // per_call, 4 if batch > 1 else 16))
+    calls = max(1, min(obs.shape[0] // per_call, 2 if batch > 1 else 16))
     decisions, actions = [], []
     for _ in range(repeats):
         policy = PimcPolicy(parse_params(spec.partition(":")[2]), seed=0)

@@ -195,3 +195,28 @@ def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
     # KS leaves 0; TH and 7H leave 10 (the run 7H-9H or 8H-TH stays), the higher id first
     assert np.flatnonzero(kept[0, :N_CARDS]).tolist() == [16, 35, 51]
     assert candidates(obs, masks, prior, top=0)[0, :N_CARDS].sum() == 11
+
+
+def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):
+    """``pretrain.teacher: pimc:...`` and a pimc training opponent pass; ``worlds=0`` is named."""
+    from helpers import tiny_config
+
+    from agents.training.schema import ConfigError
+
+    tiny_config(tmp_path, "pretrain.teacher=pimc:worlds=2", "opponents.mix={pimc:worlds=2: 1}")
+    with pytest.raises(ConfigError, match="pretrain.teacher.*worlds"):
+        tiny_config(tmp_path, "pretrain.teacher=pimc:worlds=0")
+
+
+def test_an_evaluation_split_across_workers_gives_the_one_process_result():
+    """``evaluate_parallel`` of the search equals the one-process evaluation (keyed worlds)."""
+    from agents.evaluation import evaluate
+    from agents.evaluation.parallel import evaluate_parallel
+
+    kwargs = {"seed": 3, "progress": False, "max_hands_per_series": 3}
+    one = evaluate("pimc:worlds=2,top=3", "simple", 4, **kwargs).to_dict()
+    split = evaluate_parallel("pimc:worlds=2,top=3", "simple", 4, workers=2, **kwargs).to_dict()
+    for data in (one, split):
+        data.pop("seconds")
+        data.pop("series_per_second")
+    assert one == split and one["hands"] >= 8
