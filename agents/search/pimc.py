@@ -33,7 +33,13 @@ import numpy as np
 
 from agents.bots.features import decision_keys
 from agents.search.series_value import series_values
-from agents.search.worlds import SeenPosition, sample_worlds, seen_position, world_keys
+from agents.search.worlds import (
+    SeenPosition,
+    sample_worlds,
+    seen_position,
+    world_keys,
+    world_weights,
+)
 from hgin_env.engine.actions import KNOCK, N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
@@ -72,6 +78,9 @@ class PimcParams:
         z: a candidate replaces the rollout policy's own choice only when its mean gain
             over it (per world, same worlds) exceeds ``z`` standard errors (0: the best
             mean wins; the sampling noise of a few worlds otherwise decides).
+        evidence: the belief: a world's weight is multiplied by this for each thing the
+            opponent did that its sampled hand contradicts (``worlds.world_weights``);
+            1: uniform worlds.
         top: discards searched: the ``top`` that leave the least deadwood, plus the
             rollout policy's choice (0: every legal discard). Of the knocks, only the one
             leaving the least deadwood is searched (the others leave more deadwood).
@@ -84,6 +93,7 @@ class PimcParams:
     worlds: int = 64
     top: int = 0
     z: float = 1.0
+    evidence: float = 1.0
     rollout: str = "simple"
     objective: str = "series"
     rules: RulesConfig = field(default_factory=RulesConfig)
@@ -91,6 +101,8 @@ class PimcParams:
     def spec(self) -> str:
         """The canonical ``pimc:...`` spec (rules options only where they differ)."""
         parts = [f"worlds={self.worlds}", f"top={self.top}", f"z={self.z:g}"]
+        if self.evidence != 1.0:
+            parts.append(f"evidence={self.evidence:g}")
         parts.append(f"rollout={self.rollout}")
         parts.append(f"objective={self.objective}")
         default = RulesConfig()
@@ -114,7 +126,7 @@ def parse_params(text: str) -> PimcParams:
         key = key.strip()
         if not sep or not value.strip():
             raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = ("worlds", "top", "z", "rollout", "objective", *RULES_PARAMS)
+        known = ("worlds", "top", "z", "evidence", "rollout", "objective", *RULES_PARAMS)
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
         if key in values:
@@ -130,6 +142,15 @@ def parse_params(text: str) -> PimcParams:
             raise ValueError(f"pimc parameter z must be a number, got {values['z']!r}") from None
         if not 0.0 <= kwargs["z"] <= 10.0:
             raise ValueError(f"pimc parameter z must be in 0..10, got {kwargs['z']}")
+    if "evidence" in values:
+        try:
+            kwargs["evidence"] = float(values["evidence"])
+        except ValueError:
+            raise ValueError(
+                f"pimc parameter evidence must be a number, got {values['evidence']!r}"
+            ) from None
+        if not 0.0 < kwargs["evidence"] <= 1.0:
+            raise ValueError(f"pimc parameter evidence must be in (0, 1], got {kwargs['evidence']}")
     if "top" in values:
         kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
     if "objective" in values:
@@ -243,7 +264,7 @@ class PimcPolicy:
             seen = seen_position(np.asarray(observations)[todo], masks[todo], self.params.rules)
             values, gain, error = self.candidate_values(seen, cands[todo], keys[todo], prior[todo])
             # leave the rollout policy's choice only for a candidate clearly better than it
-            clear = gain > self.params.z * error
+            clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
             actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
         return actions
@@ -279,15 +300,20 @@ class PimcPolicy:
         winner, points = self._play_out(state, first, rollout_keys, sheets)
         value = self._values(seen.sheets, np.repeat(game, w), winner, points)
         per_world = value.reshape(-1, w)  # [E, W]
+        weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
+        weight /= weight.sum(axis=1, keepdims=True)
+        effective = 1.0 / (weight**2).sum(axis=1)  # the worlds' effective number
         entry_of = np.full((g, N_ACTIONS), -1)
         entry_of[game, cand] = np.arange(game.size)
         diff = per_world - per_world[entry_of[game, prior[game]]]
+        mean_diff = (weight * diff).sum(axis=1)
+        spread = np.sqrt((weight * (diff - mean_diff[:, None]) ** 2).sum(axis=1))
         values = np.full((g, N_ACTIONS), -np.inf)
         gain = np.zeros((g, N_ACTIONS))
         error = np.full((g, N_ACTIONS), np.inf)
-        values[game, cand] = per_world.mean(axis=1)
-        gain[game, cand] = diff.mean(axis=1)
-        error[game, cand] = diff.std(axis=1) / np.sqrt(w)
+        values[game, cand] = (weight * per_world).sum(axis=1)
+        gain[game, cand] = mean_diff
+        error[game, cand] = spread / np.sqrt(effective)
         return values, gain, error
 
     # ------------------------------------------------------------------ rollouts

@@ -220,3 +220,26 @@ def test_an_evaluation_split_across_workers_gives_the_one_process_result():
         data.pop("seconds")
         data.pop("series_per_second")
     assert one == split and one["hands"] >= 8
+
+
+def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
+    """With evidence < 1 a world whose opponent hand would meld a card it let pass weighs less."""
+    from agents.search.worlds import world_weights
+
+    series = _positions(16, 15, seed=2)
+    obs, masks, keys = _decision(series)
+    seen = seen_position(obs, masks, parse_params("").rules)
+    worlds = sample_worlds(seen, world_keys(keys, 32))
+    assert (world_weights(seen, worlds, 1.0) == 1.0).all()
+    weights = world_weights(seen, worlds, 0.5)
+    assert ((weights > 0) & (weights <= 1)).all() and (weights < 1).any()
+    # a world's weight is 0.5 ** (contradictions): recount one by hand
+    from agents.bots.features import meld_with
+
+    g = int(np.argmin(weights.min(axis=1)))
+    w = int(np.argmin(weights[g]))
+    hand = worlds.hands[g * 32 + w, 1]
+    pile = seen.pile_below[g].copy()
+    pile[seen.top[g]] = True
+    passed = int((meld_with(hand[None])[0] & seen.own_discards[g] & pile).sum())
+    assert weights[g, w] <= 0.5**passed + 1e-12
