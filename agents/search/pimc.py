@@ -196,15 +196,17 @@ def _rules_value(name: str, text: str) -> Any:
 
 
 def check_rollout(name: str) -> None:
-    """Raise ``ValueError`` naming ``rollout`` unless ``name`` is a usable rollout policy."""
-    from agents.model_policy import PolicyLoadError, load_policy
+    """Raise ``ValueError`` naming ``rollout`` unless ``name`` names a policy (nothing loads).
+
+    A model file that exists but cannot be loaded is refused when the search is built.
+    """
+    from agents.model_policy import policy_problem
 
     if name.split(":")[0] == NAME:
         raise ValueError("pimc parameter rollout cannot be a pimc search")
-    try:
-        load_policy(name, 0)
-    except PolicyLoadError as exc:
-        raise ValueError(f"pimc parameter rollout: {exc}") from exc
+    problem = policy_problem(name)
+    if problem is not None:
+        raise ValueError(f"pimc parameter rollout: {problem}")
 
 
 def make_rollout(params: PimcParams, seed: int | None) -> Policy:
