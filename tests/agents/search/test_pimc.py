@@ -243,3 +243,14 @@ def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
     pile[seen.top[g]] = True
     passed = int((meld_with(hand[None])[0] & seen.own_discards[g] & pile).sum())
     assert weights[g, w] <= 0.5**passed + 1e-12
+
+
+def test_the_search_is_a_training_opponent_by_name():
+    """A ``HollywoodGinVecEnv`` with ``opponent="pimc:worlds=2"`` plays legal series steps."""
+    from helpers import assert_plays_legally
+
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(4, opponent="pimc:worlds=2,top=2", mode="series", seed=3)
+    assert_plays_legally(SimpleBot(0), env, 60)
+    env.close()
