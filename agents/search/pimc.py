@@ -78,6 +78,9 @@ class PimcParams:
         z: a candidate replaces the rollout policy's own choice only when its mean gain
             over it (per world, same worlds) exceeds ``z`` standard errors (0: the best
             mean wins; the sampling noise of a few worlds otherwise decides).
+        split: choose the best candidate on the first half of the worlds and test its gain
+            over the prior's choice on the other half (the test is then free of the
+            best-of-several bias); false: every world serves both.
         evidence: the belief: a world's weight is multiplied by this for each thing the
             opponent did that its sampled hand contradicts (``worlds.world_weights``);
             1: uniform worlds.
@@ -93,6 +96,7 @@ class PimcParams:
     worlds: int = 64
     top: int = 0
     z: float = 1.0
+    split: bool = False
     evidence: float = 1.0
     rollout: str = "simple"
     objective: str = "series"
@@ -101,6 +105,8 @@ class PimcParams:
     def spec(self) -> str:
         """The canonical ``pimc:...`` spec (rules options only where they differ)."""
         parts = [f"worlds={self.worlds}", f"top={self.top}", f"z={self.z:g}"]
+        if self.split:
+            parts.append("split=true")
         if self.evidence != 1.0:
             parts.append(f"evidence={self.evidence:g}")
         parts.append(f"rollout={self.rollout}")
@@ -126,7 +132,7 @@ def parse_params(text: str) -> PimcParams:
         key = key.strip()
         if not sep or not value.strip():
             raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = ("worlds", "top", "z", "evidence", "rollout", "objective", *RULES_PARAMS)
+        known = ("worlds", "top", "z", "split", "evidence", "rollout", "objective", *RULES_PARAMS)
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
         if key in values:
@@ -142,6 +148,8 @@ def parse_params(text: str) -> PimcParams:
             raise ValueError(f"pimc parameter z must be a number, got {values['z']!r}") from None
         if not 0.0 <= kwargs["z"] <= 10.0:
             raise ValueError(f"pimc parameter z must be in 0..10, got {kwargs['z']}")
+    if "split" in values:
+        kwargs["split"] = _rules_value("split", values["split"])
     if "evidence" in values:
         try:
             kwargs["evidence"] = float(values["evidence"])
@@ -186,7 +194,7 @@ def _integer(name: str, text: str, lo: int, hi: int) -> int:
 
 
 def _rules_value(name: str, text: str) -> Any:
-    if name == "allow_rediscard":
+    if name in ("allow_rediscard", "split"):
         if text.lower() not in ("true", "false"):
             raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
         return text.lower() == "true"
@@ -268,7 +276,12 @@ class PimcPolicy:
             # leave the rollout policy's choice only for a candidate clearly better than it
             clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
-            actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
+            if self.params.split:  # the best on the first half, if the second half confirms it
+                best = values.argmax(axis=1)
+                ok = clear[np.arange(todo.size), best]
+                actions[todo] = np.where(ok, best, prior[todo])
+            else:
+                actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
         return actions
 
     def candidate_values(
@@ -303,19 +316,18 @@ class PimcPolicy:
         value = self._values(seen.sheets, np.repeat(game, w), winner, points)
         per_world = value.reshape(-1, w)  # [E, W]
         weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
-        weight /= weight.sum(axis=1, keepdims=True)
-        effective = 1.0 / (weight**2).sum(axis=1)  # the worlds' effective number
         entry_of = np.full((g, N_ACTIONS), -1)
         entry_of[game, cand] = np.arange(game.size)
         diff = per_world - per_world[entry_of[game, prior[game]]]
-        mean_diff = (weight * diff).sum(axis=1)
-        spread = np.sqrt((weight * (diff - mean_diff[:, None]) ** 2).sum(axis=1))
+        half = w // 2 if self.params.split and w >= 2 else 0
+        chosen, _, _ = _weighted_stats(per_world, diff, weight, slice(0, half or w))
+        _, mean_diff, error_of = _weighted_stats(per_world, diff, weight, slice(half, w))
         values = np.full((g, N_ACTIONS), -np.inf)
         gain = np.zeros((g, N_ACTIONS))
         error = np.full((g, N_ACTIONS), np.inf)
-        values[game, cand] = (weight * per_world).sum(axis=1)
+        values[game, cand] = chosen
         gain[game, cand] = mean_diff
-        error[game, cand] = spread / np.sqrt(effective)
+        error[game, cand] = error_of
         return values, gain, error
 
     # ------------------------------------------------------------------ rollouts
@@ -392,6 +404,18 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
+
+
+def _weighted_stats(
+    per_world: np.ndarray, diff: np.ndarray, weight: np.ndarray, part: slice
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted mean value, mean difference and its standard error over the worlds ``part``."""
+    w = weight[:, part] / weight[:, part].sum(axis=1, keepdims=True)
+    effective = 1.0 / (w**2).sum(axis=1)  # the worlds' effective number
+    d = diff[:, part]
+    mean_diff = (w * d).sum(axis=1)
+    spread = np.sqrt((w * (d - mean_diff[:, None]) ** 2).sum(axis=1))
+    return (w * per_world[:, part]).sum(axis=1), mean_diff, spread / np.sqrt(effective)
 
 
 def candidates(

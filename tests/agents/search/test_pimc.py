@@ -51,6 +51,10 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         "pimc:worlds=4,top=0,z=1,rollout=expert,objective=points,undercut_bonus=25"
     )
     assert isinstance(load_policy("pimc"), PimcPolicy)
+    split = load_policy("pimc:split=true,evidence=0.5,z=2")
+    assert split.name == (
+        "pimc:worlds=64,top=0,z=2,split=true,evidence=0.5,rollout=simple,objective=series"
+    )
     assert "pimc" in registered_policies()
 
 
@@ -68,6 +72,8 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         ("pimc:worlds", "worlds"),
         ("pimc:z=-1", "z"),
         ("pimc:top=53", "top"),
+        ("pimc:split=maybe", "split"),
+        ("pimc:evidence=0", "evidence"),
     ],
 )
 def test_a_bad_parameter_is_refused_naming_it(spec, named):
