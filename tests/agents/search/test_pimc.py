@@ -260,3 +260,15 @@ def test_the_search_is_a_training_opponent_by_name():
     env = HollywoodGinVecEnv(4, opponent="pimc:worlds=2,top=2", mode="series", seed=3)
     assert_plays_legally(SimpleBot(0), env, 60)
     env.close()
+
+
+def test_the_search_records_demonstrations_as_a_pretrain_teacher():
+    """``pretrain.record`` with ``pimc`` as the teacher keeps legal decisions (distillation)."""
+    from agents.training.pretrain import record
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(4, opponent="simple", mode="series", seed=4)
+    demos = record(env, load_policy("pimc:worlds=2,top=2", seed=1), 80, gamma=0.99)
+    env.close()
+    assert demos.actions.size == 80
+    assert demos.masks[np.arange(80), demos.actions].all()
