@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The browser tests (tests/cli/test_web_browser.py) drive Debian's chromium; as root it is
+# The browser tests (tests/web/test_web_browser.py) drive Debian's chromium; as root it is
 # installed when missing, elsewhere they are skipped with a reason (under CI they fail).
 browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
@@ -52,12 +52,12 @@ format: setup
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# the peers (OpenSpiel, RLCard) come with the dev extra
 bench: setup
-	$(VENV)/bin/pip install -q -e '.[peers]'
 	$(PY) benchmarks/engine_speed.py
 	$(PY) benchmarks/env_speed.py
 
-# The shipped agent's results table (README, section The shipped agent): 2000 full
+# The shipped agent's results table, docs/results.md (section The shipped agent): 2000 full
 # series against each bot, seeds apart from training; also rewrites its eval.json.
 results: setup
 	$(PY) evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026 \

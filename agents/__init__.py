@@ -1,11 +1,12 @@
 """Policies (rule bots, trained models), their evaluation, and training.
 
-Importing this package registers the bots with the environments' policy registry
-(``hgin_env.envs.policy``): ``simple``, ``expert`` (``random`` is built in), every
-shipped model ``models/<name>/model.zip`` under its directory name, and the search
-family ``pimc`` / ``pimc:worlds=64,...`` (``agents.search``). Registration is
-explicit: the environments never import this package; the CLIs, the evaluator and the
-trainer do. ``load_policy`` also accepts a model path.
+The bots (``simple``, ``expert``, ``patient``, ``tempo``, with their versions and options:
+``simple@1``, ``patient:knock_turns=4``, see ``agents.bots.registry``; ``random`` is built
+into the environments) and the
+models (every shipped ``models/<name>/model.zip`` under its directory name, model files,
+RLlib checkpoints) reach the environments' policy registry (``hgin_env.envs.policy``)
+through the ``hgin_env.policies`` entry points of ``pyproject.toml``, so a name works in
+any process without importing this package first. ``load_policy`` is the one resolver.
 
 Importing a bot needs numpy only: the evaluator (``agents.evaluation``: tqdm), the
 trainer (``agents.training``: torch, SB3) and the model players load on first use.
@@ -18,23 +19,14 @@ SDK). Installed in one environment, one shadows the other; the CLIs check for th
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import Any
 
-from agents.bots import ExpertBot, SimpleBot
-from agents.model_policy import ModelPolicy, PolicyLoadError, load_policy, shipped_models
-from agents.search import make_pimc
-from hgin_env.envs.policy import (
-    PolicyFactory,
-    RandomPolicy,
-    register_policy,
-    register_policy_family,
-)
+from agents.bots import ExpertBot, PatientBot, SimpleBot, TempoBot
+from agents.policies.model import ModelPolicy, PolicyLoadError, load_policy
+from hgin_env.envs.policy import RandomPolicy
 
 #: marks this ``agents`` package as hollywood-gin's (the CLIs check it)
 HOLLYWOOD_GIN = True
-
-BOTS: dict[str, PolicyFactory] = {"random": RandomPolicy, "simple": SimpleBot, "expert": ExpertBot}
 
 #: loaded on first use, so that importing a bot loads neither tqdm nor torch
 _LAZY = {
@@ -44,22 +36,10 @@ _LAZY = {
     "Rating": "agents.evaluation",
     "evaluate": "agents.evaluation",
     "league": "agents.evaluation",
+    "local": "agents.evaluation",
+    "processes": "agents.evaluation",
+    "ray": "agents.evaluation",
 }
-
-
-def _model_factory(path: Path) -> PolicyFactory:
-    """A factory that loads the model at ``path`` (seeds do not matter to a model)."""
-    return lambda seed: ModelPolicy(path)
-
-
-def _register() -> None:
-    """Register the bots, the shipped models (loaded on first use) and the search family."""
-    for name, factory in BOTS.items():
-        register_policy(name, factory)
-    register_policy_family("pimc", make_pimc)
-    for name, path in shipped_models().items():
-        if name not in BOTS:
-            register_policy(name, _model_factory(path))
 
 
 def __getattr__(name: str) -> Any:
@@ -68,16 +48,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 
-_register()
-
 __all__ = [
-    "BOTS",
     "HOLLYWOOD_GIN",
     "ExpertBot",
     "ModelPolicy",
+    "PatientBot",
     "PolicyLoadError",
     "RandomPolicy",
     "SimpleBot",
+    "TempoBot",
     "load_policy",
     *_LAZY,
 ]

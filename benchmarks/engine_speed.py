@@ -1,8 +1,10 @@
 """Engine speed: random legal play and min-deadwood throughput, against the peers.
 
-Usage: ``python benchmarks/engine_speed.py [--seconds 3] [--batches 1 64 1024 4096]``
+Usage: ``python benchmarks/engine_speed.py [--seconds 1] [--repeats 5]
+[--batches 1 64 1024 4096]``
 
-Measures on one core (BLAS/OpenMP threads pinned to 1):
+Measures on one core (BLAS/OpenMP threads pinned to 1); each row is the median of
+``--repeats`` interleaved samples of ``--seconds`` each, with their min-max:
 
 - random legal play, player actions per second (legal masks with knock masks
   computed every step), at each batch size, with hands re-dealt as they end;
@@ -15,13 +17,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _common import fmt_rate, print_table, rate, rlcard_steps  # noqa: E402
+from _common import (  # noqa: E402
+    add_repeats,
+    fmt_rate,
+    interleaved,
+    load_text,
+    print_table,
+    rate,
+    rlcard_steps,
+)
 
 from hgin_env.engine import GinEngine, card_text, min_deadwood  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions as random_legal  # noqa: E402
@@ -110,52 +121,69 @@ def openspiel_min_deadwood(batch: np.ndarray, seconds: float) -> float | None:
 def main() -> None:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per sample")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    add_repeats(parser)
     args = parser.parse_args()
+    sec, n = args.seconds, args.repeats
 
-    os_rate = openspiel_play(args.seconds)
-    rl_rate = rlcard_steps(args.seconds)
+    play = interleaved(
+        {
+            "OpenSpiel gin_rummy (1 game)": lambda: openspiel_play(sec),
+            "RLCard gin-rummy (1 game)": lambda: rlcard_steps(sec),
+            **{f"hollywood-gin, batch {b}": (lambda b=b: ours_play(b, sec)) for b in args.batches},
+        },
+        n,
+    )
+    os_rate, rl_rate = (play[k] for k in list(play)[:2])
     rows = []
-    for name, r in (
-        ("OpenSpiel gin_rummy (1 game)", os_rate),
-        ("RLCard gin-rummy (1 game)", rl_rate),
-    ):
-        rows.append([name, fmt_rate(r) if r else "not installed", "-", "-"])
-    for batch in args.batches:
-        r = ours_play(batch, args.seconds)
+    for name, got in play.items():
+        if got is None:
+            rows.append([name, "not installed", "-", "-", "-"])
+            continue
+        ours = name.startswith("hollywood-gin")
         rows.append(
             [
-                f"hollywood-gin, batch {batch}",
-                fmt_rate(r),
-                f"{r / os_rate:,.1f}x" if os_rate else "-",
-                f"{r / rl_rate:,.1f}x" if rl_rate else "-",
+                name,
+                fmt_rate(got.median),
+                got.spread(),
+                f"{got.median / os_rate.median:,.1f}x" if ours and os_rate else "-",
+                f"{got.median / rl_rate.median:,.1f}x" if ours and rl_rate else "-",
             ]
         )
     print_table(
-        "Random legal play, player actions per second (one core)",
-        ["engine", "actions/s", "vs OpenSpiel", "vs RLCard"],
+        "Random legal play, player actions per second (one core; "
+        f"median of {n} x {sec:g} s, {load_text()})",
+        ["engine", "actions/s", "min-max", "vs OpenSpiel", "vs RLCard"],
         rows,
     )
 
     rng = np.random.default_rng(1)
+    kinds = [(dense, size) for dense in (False, True) for size in (10, 11)]
+    batches = {kind: hands(4096, kind[1], kind[0], rng) for kind in kinds}
+    measures: dict[tuple[bool, int, str], Callable[[], float | None]] = {}
+    for kind, batch in batches.items():
+        measures[(*kind, "ours")] = lambda b=batch: rate(lambda: (min_deadwood(b), len(b))[1], sec)
+        measures[(*kind, "theirs")] = lambda b=batch: openspiel_min_deadwood(b[:2000], sec)
+    got = interleaved(measures, n)
     rows = []
-    for dense in (False, True):
-        for size in (10, 11):
-            batch = hands(4096, size, dense, rng)
-            ours = rate(lambda b=batch: (min_deadwood(b), len(b))[1], args.seconds)
-            theirs = openspiel_min_deadwood(batch[:2000], args.seconds)
-            rows.append(
-                [
-                    f"{'dense' if dense else 'uniform'} {size} cards",
-                    fmt_rate(ours),
-                    fmt_rate(theirs) if theirs else "not installed",
-                    f"{ours / theirs:,.1f}x" if theirs else "-",
-                ]
-            )
+    for dense, size in kinds:
+        ours, theirs = got[(dense, size, "ours")], got[(dense, size, "theirs")]
+        assert ours is not None
+        rows.append(
+            [
+                f"{'dense' if dense else 'uniform'} {size} cards",
+                fmt_rate(ours.median),
+                ours.spread(),
+                fmt_rate(theirs.median) if theirs else "not installed",
+                theirs.spread() if theirs else "-",
+                f"{ours.median / theirs.median:,.1f}x" if theirs else "-",
+            ]
+        )
     print_table(
-        "min_deadwood, hands per second (batch of 4096; OpenSpiel one call per hand)",
-        ["hands", "hollywood-gin", "OpenSpiel C++", "ratio"],
+        "min_deadwood, hands per second (batch of 4096; OpenSpiel one call per hand; "
+        f"median of {n} x {sec:g} s, {load_text()})",
+        ["hands", "hollywood-gin", "min-max", "OpenSpiel C++", "min-max", "ratio"],
         rows,
     )
 

@@ -1,9 +1,11 @@
 """Environment speed: the batched SB3 VecEnv against the peers' gin rummy environments.
 
-Usage: ``python benchmarks/env_speed.py [--seconds 3] [--n-envs 1 64 1024]
+Usage: ``python benchmarks/env_speed.py [--seconds 1] [--repeats 5] [--n-envs 1 64 1024]
 [--pettingzoo-path DIR]``
 
-Measures on one core (BLAS/OpenMP threads pinned to 1), random legal actions:
+Measures on one core (BLAS/OpenMP threads pinned to 1), random legal actions; each row
+is the median of ``--repeats`` interleaved samples of ``--seconds`` each, with their
+min-max:
 
 - ``HollywoodGinVecEnv`` (hand mode, random opponent): agent steps per second, summed
   over the batch, at each ``n_envs``. One step is one agent decision plus the opponent's
@@ -28,7 +30,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _common import fmt_rate, print_table, rate, rlcard_steps  # noqa: E402
+from _common import (  # noqa: E402
+    add_repeats,
+    fmt_rate,
+    interleaved,
+    load_text,
+    print_table,
+    rate,
+    rlcard_steps,
+)
 
 from hgin_env.envs.gym_env import HollywoodGinEnv  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402
@@ -68,17 +78,24 @@ def ours_single(seconds: float) -> float:
     return rate(work, seconds)
 
 
-def pettingzoo_steps(seconds: float, path: str | None) -> tuple[float | None, str]:
-    """PettingZoo gin_rummy_v4: live ``env.step`` calls per second; also the version used."""
+def pettingzoo_version(path: str | None) -> str | None:
+    """The version of the PettingZoo that has ``gin_rummy_v4`` (None with the reason why not)."""
     if path:
         sys.path.insert(0, path)
     try:
         import pettingzoo
-        from pettingzoo.classic import gin_rummy_v4
+        from pettingzoo.classic import gin_rummy_v4  # noqa: F401
     except ImportError:
-        return None, "not installed"
-    except Exception as exc:  # noqa: BLE001 (a newer PettingZoo raises its own error type)
-        return None, f"unavailable ({type(exc).__name__})"
+        return None
+    except Exception:  # noqa: BLE001 (a newer PettingZoo raises its own error type)
+        return None
+    return str(pettingzoo.__version__)
+
+
+def pettingzoo_steps(seconds: float) -> float:
+    """PettingZoo gin_rummy_v4: ``env.step`` calls per second (check ``pettingzoo_version``)."""
+    from pettingzoo.classic import gin_rummy_v4
+
     env = gin_rummy_v4.env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -95,49 +112,54 @@ def pettingzoo_steps(seconds: float, path: str | None) -> tuple[float | None, st
             done += 1
         return done
 
-    return rate(work, seconds), pettingzoo.__version__
+    return rate(work, seconds)
 
 
 def main() -> None:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per sample")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1, 64, 1024])
     parser.add_argument("--pettingzoo-path", default=None, help="dir holding PettingZoo 1.26.1")
+    add_repeats(parser)
     args = parser.parse_args()
+    sec, n = args.seconds, args.repeats
 
-    rl = rlcard_steps(args.seconds)
-    pz, pz_version = pettingzoo_steps(args.seconds, args.pettingzoo_path)
-
-    def ratios(r: float) -> list[str]:
-        return [f"{r / rl:,.1f}x" if rl else "-", f"{r / pz:,.1f}x" if pz else "-"]
-
-    rows = [
-        [
-            "RLCard gin-rummy env.step (1 game)",
-            fmt_rate(rl) if rl else "not installed",
-            "1.0x",
-            "-",
-        ],
-        [
-            f"PettingZoo {pz_version} gin_rummy_v4 env.step (1 game)",
-            fmt_rate(pz) if pz else pz_version,
-            "-",
-            "1.0x" if pz else "-",
-        ],
-    ]
-    if rl and pz:
-        rows[1][2] = f"{pz / rl:,.1f}x"
-    single = ours_single(args.seconds)
-    rows.append(
-        ["hollywood-gin HollywoodGinEnv (Gymnasium, 1 game)", fmt_rate(single), *ratios(single)]
+    pz_version = pettingzoo_version(args.pettingzoo_path)
+    rl_name = "RLCard gin-rummy env.step (1 game)"
+    pz_name = f"PettingZoo {pz_version or ''} gin_rummy_v4 env.step (1 game)".replace("  ", " ")
+    got = interleaved(
+        {
+            rl_name: lambda: rlcard_steps(sec),
+            pz_name: (lambda: pettingzoo_steps(sec)) if pz_version else (lambda: None),
+            "hollywood-gin HollywoodGinEnv (Gymnasium, 1 game)": lambda: ours_single(sec),
+            **{
+                f"hollywood-gin HollywoodGinVecEnv, n_envs {k}": (lambda k=k: ours_vec(k, sec))
+                for k in args.n_envs
+            },
+        },
+        n,
     )
-    for n in args.n_envs:
-        r = ours_vec(n, args.seconds)
-        rows.append([f"hollywood-gin HollywoodGinVecEnv, n_envs {n}", fmt_rate(r), *ratios(r)])
+    rl, pz = got[rl_name], got[pz_name]
+    rows = []
+    for name, sample in got.items():
+        if sample is None:
+            rows.append([name, "not installed", "-", "-", "-"])
+            continue
+        r = sample.median
+        rows.append(
+            [
+                name,
+                fmt_rate(r),
+                sample.spread(),
+                f"{r / rl.median:,.1f}x" if rl else "-",
+                f"{r / pz.median:,.1f}x" if pz and name != rl_name else "-",
+            ]
+        )
     print_table(
-        "Env steps per second, random masked actions, random opponent (one core)",
-        ["environment", "steps/s", "vs RLCard", "vs PettingZoo"],
+        "Env steps per second, random masked actions, random opponent (one core; "
+        f"median of {n} x {sec:g} s, {load_text()})",
+        ["environment", "steps/s", "min-max", "vs RLCard", "vs PettingZoo"],
         rows,
     )
 

@@ -11,13 +11,14 @@ Usage::
 trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
 steps per CPU-second counts the CPU time of every process involved (the driver and, for
 RLlib, the Ray processes under it: env runners, raylet, GCS), read from ``/proc``.
-``--eval``: ``expert`` vs ``simple`` over ``--series`` series, in one process, over 2 env
-worker processes and sharded over a local 2-CPU Ray cluster. ``--parity``: for each seed,
-both backends train ``STEPS`` steps on the default config, then play 2000 single hands
-against ``random`` (hand win rate); the mean and standard deviation over the seeds close
-the table. ``--selfplay``: ``configs/rllib_selfplay.yaml`` for ``STEPS`` steps, then 2000
-hands against each bot. Each table notes the load average (``uptime``) at the time, since
-the machine is shared.
+``--train`` and ``--eval`` run each row ``--repeats`` times, interleaved, and print the
+median with the min-max. ``--eval``: ``expert`` vs ``simple`` over ``--series`` series,
+in one process, over 2 env worker processes and sharded over a local 2-CPU Ray cluster.
+``--parity``: for each seed, both backends train ``STEPS`` steps on the default config,
+then play 2000 single hands against ``random`` (hand win rate); the mean and standard
+deviation over the seeds close the table (the seeds are its repeats). ``--selfplay``:
+``configs/rllib_selfplay.yaml`` for ``STEPS`` steps, then 2000 hands against each bot.
+Each table notes the load average (``uptime``) at the time, since the machine is shared.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 import _common  # noqa: F401  - one thread for numpy / torch
-from _common import print_table
+from _common import Sample, add_repeats, load_text, print_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,8 +90,8 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
     """RLlib PPO with ``runners`` env runners: (steps, wall s, CPU s of all processes, load)."""
     import torch
 
-    from agents.ray_cluster import ray_cluster
-    from agents.training.rllib_backend import algorithm_config
+    from agents.training.rllib.backend import algorithm_config
+    from agents.training.rllib.cluster import ray_cluster
 
     torch.set_num_threads(config.ppo.torch_threads)
     with ray_cluster(num_cpus=max(2, runners), log_to_driver=False):
@@ -106,8 +107,12 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
             algo.stop()
 
 
-def train_table(iterations: int) -> None:
-    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (0, 1 and 2 env runners)."""
+def train_table(iterations: int, repeats: int) -> None:
+    """Steps/s and steps per CPU-second, MaskablePPO vs RLlib (0, 1 and 2 env runners).
+
+    Each backend runs ``repeats`` times, interleaved; the medians are shown, with the
+    min-max of steps per CPU-second.
+    """
     from agents.training.config import load_config
 
     config = load_config(ROOT / "configs" / "default.yaml", ["progress_bar=false"])
@@ -120,31 +125,35 @@ def train_table(iterations: int) -> None:
         )
         for k in (0, 1, 2)
     ]
+    results: dict[str, list[tuple[int, float, float, str]]] = {name: [] for name, _ in runs}
+    for _ in range(repeats):
+        for name, run in runs:
+            results[name].append(run())
     base = None
-    for name, run in runs:
-        steps, wall, cpu, avg = run()
-        per_cpu = steps / cpu
-        base = base or per_cpu
-        rows.append([name, f"{steps:,}", f"{steps / wall:,.0f}", f"{per_cpu:,.0f}",
-                     f"{per_cpu / base:.2f}x", avg])  # fmt: skip
+    for name, got in results.items():
+        per_s = Sample(tuple(steps / wall for steps, wall, _, _ in got))
+        per_cpu = Sample(tuple(steps / cpu for steps, _, cpu, _ in got))
+        base = base or per_cpu.median
+        rows.append([name, f"{got[0][0]:,}", f"{per_s.median:,.0f}", f"{per_cpu.median:,.0f}",
+                     per_cpu.spread(), f"{per_cpu.median / base:.2f}x",
+                     " ".join(avg for *_, avg in got)])  # fmt: skip
     print_table(
-        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout)",
-        ["backend", "steps", "steps/s", "steps per CPU-s", "vs SB3", "load avg"],
+        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout; "
+        f"median of {repeats}, {load_text()})",
+        ["backend", "steps", "steps/s", "steps per CPU-s", "min-max", "vs SB3", "load avg"],
         rows,
     )
 
 
-def eval_table(series: int) -> None:
+def eval_table(series: int, repeats: int) -> None:
     """Wall time of an ``expert`` vs ``simple`` evaluation: one process, 2 env workers, Ray.
 
-    The last column says whether the result (every figure of its JSON but the timings)
-    equals the one-process run's.
+    Each setup runs ``repeats`` times, interleaved (median seconds and min-max). The
+    "same result" column says whether every result (every figure of its JSON but the
+    timings) equals the one-process run's.
     """
-    import agents  # noqa: F401  - registers the bots
-    from agents.evaluation import evaluate
-    from agents.evaluation.parallel import evaluate_parallel
-    from agents.evaluation.ray_shards import evaluate_sharded
-    from agents.ray_cluster import ray_cluster
+    from agents.evaluation import evaluate, processes, ray
+    from agents.training.rllib.cluster import ray_cluster
 
     def figures(result) -> dict:
         data = result.to_dict()
@@ -155,22 +164,32 @@ def eval_table(series: int) -> None:
     runs = [
         ("local, one process", lambda: evaluate("expert", "simple", series, seed=2026,
                                                  progress=False)),
-        ("local, 2 env worker processes", lambda: evaluate_parallel(
-            "expert", "simple", series, seed=2026, progress=False, workers=2)),
+        ("local, 2 env worker processes", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False, runner=processes(2))),
     ]  # fmt: skip
+    times: dict[str, list[float]] = {name: [] for name, _ in runs}
+    same: dict[str, bool] = {name: True for name, _ in runs}
+    rate: dict[str, float] = {}
     with ray_cluster(num_cpus=2, log_to_driver=False):
-        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate_sharded(
-            "expert", "simple", series, seed=2026, shards=2)))  # fmt: skip
-        for name, run in runs:
-            start = time.perf_counter()
-            result = run()
-            seconds = time.perf_counter() - start
-            base = base or figures(result)
-            rows.append([name, f"{seconds:.1f}", f"{result.series_win_rate:.3f}",
-                         "yes" if figures(result) == base else "NO", load()])  # fmt: skip
+        runs.append(("Ray, 2 workers (cluster already up)", lambda: evaluate(
+            "expert", "simple", series, seed=2026, progress=False,
+            runner=ray(shards=2))))  # fmt: skip
+        times[runs[-1][0]], same[runs[-1][0]] = [], True
+        for _ in range(repeats):
+            for name, run in runs:
+                start = time.perf_counter()
+                result = run()
+                times[name].append(time.perf_counter() - start)
+                base = base or figures(result)
+                same[name] = same[name] and figures(result) == base
+                rate[name] = result.series_win_rate
+    for name, _ in runs:
+        seconds = Sample(tuple(times[name]))
+        rows.append([name, f"{seconds.median:.1f}", seconds.spread(lambda x: f"{x:.1f}"),
+                     f"{rate[name]:.3f}", "yes" if same[name] else "NO"])  # fmt: skip
     print_table(
-        f"expert vs simple, {series} series, seed 2026",
-        ["where", "seconds", "expert series win rate", "same result", "load avg"],
+        f"expert vs simple, {series} series, seed 2026 (median of {repeats}, {load_text()})",
+        ["where", "seconds", "min-max", "expert series win rate", "same result"],
         rows,
     )
 
@@ -179,12 +198,11 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     """Hand win rate against ``random`` after ``steps`` steps of the default config, per seed."""
     import numpy as np
 
-    import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
-    from agents.torch_policy import TorchPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
+    from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
     from agents.training.runner import train as train_sb3
 
     runs = Path("/tmp/hgin-parity")
@@ -225,11 +243,10 @@ def parity_table(steps: int, seeds: list[int]) -> None:
 
 def selfplay_table(steps: int) -> None:
     """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
-    import agents  # noqa: F401
-    from agents.rllib_policy import RLlibPolicy
+    from agents.evaluation.hand_eval import evaluate_hands
+    from agents.policies.rllib_policy import RLlibPolicy
     from agents.training.config import load_config
-    from agents.training.hand_eval import evaluate_hands
-    from agents.training.rllib_backend import train as train_rllib
+    from agents.training.rllib.backend import train as train_rllib
 
     overrides = [f"total_timesteps={steps}", "runs_dir=/tmp/hgin-parity", "progress_bar=false",
                  "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
@@ -262,11 +279,12 @@ def main() -> None:
     parser.add_argument("--parity", type=int, metavar="STEPS", help="learning parity table")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds of --parity")
     parser.add_argument("--selfplay", type=int, metavar="STEPS", help="rllib self-play table")
+    add_repeats(parser, default=3)
     args = parser.parse_args()
     if args.train:
-        train_table(args.iterations)
+        train_table(args.iterations, args.repeats)
     if args.eval:
-        eval_table(args.series)
+        eval_table(args.series, args.repeats)
     if args.parity:
         parity_table(args.parity, args.seeds)
     if args.selfplay:

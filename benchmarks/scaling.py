@@ -16,10 +16,10 @@ Prints markdown tables (the machine's load, from ``os.getloadavg``, is in each t
    learner's cost per step split into rollout collection and the PPO update;
 4. the same for ``--cards`` (``configs/hollywood_cards.yaml``, pretraining skipped).
 
-Every setup runs ``--rounds`` times, interleaved, and the median is shown (the machine
-may be shared). Usage::
+Every setup runs ``--repeats`` times, interleaved, and the median is shown with the
+range (the machine may be shared). Usage::
 
-    nice -n 10 python benchmarks/scaling.py [--rounds 2] [--rollouts 4] [--cards]
+    nice -n 10 python benchmarks/scaling.py [--repeats 3] [--rollouts 4] [--cards]
         [--env-games 1024 4096] [--set ppo.n_envs=1024 --set ppo.n_steps=4] [--skip env core]
 
 The columns "on free cores" add up the CPU time per step of the trainer and of the
@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from _common import fmt_rate, print_table  # noqa: E402
+from _common import add_repeats, fmt_rate, load_text, print_table  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
 from stable_baselines3.common.logger import configure  # noqa: E402
@@ -62,11 +62,6 @@ from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv  # noqa: E402
 from hgin_env.envs.workers import EnvWorkers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def load() -> str:
-    """The 1-minute load average (other processes compete for the cores)."""
-    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
 
 
 # ---------------------------------------------------------------------- env alone
@@ -253,7 +248,7 @@ def train_table(config: TrainConfig, name: str, setups: list[str], rounds: int, 
     print_table(
         f"MaskablePPO, {name}: n_envs={p.n_envs}, n_steps={p.n_steps}, batch={p.batch_size}, "
         f"epochs={p.n_epochs}, policy={p.policy}, torch threads={p.torch_threads}, "
-        f"opponents={dict(config.opponents.mix)} (median of {rounds}; {load()})",
+        f"opponents={dict(config.opponents.mix)} (median of {rounds}; {load_text()})",
         ["setup", "steps/s", "range", "env share", "collect us/step", "update us/step",
          "CPU us/step: trainer", "busiest worker", "steps/s on free cores",
          "env share (free cores)"],
@@ -263,7 +258,7 @@ def train_table(config: TrainConfig, name: str, setups: list[str], rounds: int, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per table")
+    add_repeats(parser, default=3)
     parser.add_argument("--seconds", type=float, default=4.0, help="seconds per env timing")
     parser.add_argument("--rollouts", type=int, default=4, help="timed rollouts per run")
     parser.add_argument("--env-games", type=int, nargs="+", default=[1024], help="env table n")
@@ -286,7 +281,7 @@ def main() -> None:
         rows = []
         for n in args.env_games:
             runs: dict[int, list[tuple]] = {k: [] for k in args.workers}
-            for _ in range(args.rounds):
+            for _ in range(args.repeats):
                 for k in args.workers:
                     runs[k].append(env_fps(n, k, args.seconds, args.env_opponent))
             one = statistics.median(r[0] for r in runs[args.workers[0]])
@@ -306,7 +301,7 @@ def main() -> None:
                              fmt_rate(free), f"{free / free_one:.2f}"])  # fmt: skip
         print_table(
             f"Env alone: random legal actions against {args.env_opponent} "
-            f"(median of {args.rounds}; {load()})",
+            f"(median of {args.repeats}; {load_text()})",
             ["n_envs", "workers K", "games per worker", "steps/s", "range", "vs K=1",
              "CPU ms/step: this process", "busiest worker", "steps/s on free cores",
              "vs K=1 (free cores)"],
@@ -316,25 +311,26 @@ def main() -> None:
         for opponent in args.core_opponents:
             rows, costs = [], []
             for m in args.core_games:
-                runs = [core_ms(m, args.seconds / 2, opponent) for _ in range(args.rounds)]
+                runs = [core_ms(m, args.seconds / 2, opponent) for _ in range(args.repeats)]
                 costs.append(statistics.median(runs))
-                rows.append([str(m), f"{costs[-1]:.2f}", f"{1000 * costs[-1] / m:.1f}"])
+                rows.append([str(m), f"{costs[-1]:.2f}", f"{min(runs):.2f}-{max(runs):.2f}",
+                             f"{1000 * costs[-1] / m:.1f}"])  # fmt: skip
             b, a = np.polyfit(args.core_games, costs, 1)
             print_table(
                 f"One core, m games against {opponent}, in this process: t(m) ~ {a:.2f} ms + "
-                f"{1000 * b:.1f} us * m (median of {args.rounds}; {load()})",
-                ["games m", "ms per step", "us per game-step"],
+                f"{1000 * b:.1f} us * m (median of {args.repeats}; {load_text()})",
+                ["games m", "ms per step", "min-max", "us per game-step"],
                 rows,
             )
     if "train" not in args.skip:
         setups = ["no-work env", "in process", "1 worker", "2 workers", "2 workers, halves"]
         name = " ".join([Path(args.config).name, *args.overrides])
-        train_table(load_config(args.config, args.overrides), name, setups, args.rounds,
+        train_table(load_config(args.config, args.overrides), name, setups, args.repeats,
                     args.rollouts)  # fmt: skip
     if args.cards:
         cards = load_config(ROOT / "configs" / "hollywood_cards.yaml")
         setups = ["no-work env", "in process", "2 workers"]
-        train_table(cards, "hollywood_cards.yaml", setups, args.rounds, args.cards_rollouts)
+        train_table(cards, "hollywood_cards.yaml", setups, args.repeats, args.cards_rollouts)
 
 
 if __name__ == "__main__":

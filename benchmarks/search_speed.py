@@ -39,7 +39,7 @@ import agents  # noqa: E402, F401  - registers pimc
 from agents.bots import SimpleBot  # noqa: E402
 from agents.evaluation import evaluate  # noqa: E402
 from agents.search.pimc import PimcPolicy, parse_params  # noqa: E402
-from hgin_env.engine.game import hash_stream  # noqa: E402
+from hgin_env.engine.keys import hash_stream  # noqa: E402
 from hgin_env.engine.series import SeriesEngine  # noqa: E402
 from hgin_env.envs.observation import encode_observations  # noqa: E402
 

@@ -1,10 +1,11 @@
 """``simple`` against OpenSpiel's simple gin rummy bot: decision agreement and head-to-head.
 
-Usage: ``python benchmarks/simple_vs_openspiel.py [--hands 2000] [--deals 2000] [--seed 0]``
+Usage: ``python benchmarks/simple_vs_openspiel.py [--hands 2000] [--deals 2000] [--seed 0]
+[--repeats 3]``
 (needs the ``peers`` extra: ``pip install -e '.[peers]'``).
 
 Two measurements, both inside OpenSpiel's engine with each hand mirrored in this
-project's (``tests/agents/openspiel_peer.py`` describes the mirror and the remaining rule
+project's (``tests/agents/bots/openspiel_peer.py`` describes the mirror and the remaining rule
 differences):
 
 - **Agreement**: OpenSpiel's bot plays both seats of ``--hands`` hands; at every
@@ -17,6 +18,10 @@ differences):
   deals, each dealt twice with the seats swapped; points per hand under OpenSpiel's
   scoring (gin and undercut bonus 25), neither side laying off. A faithful port scores
   0 up to the noise.
+
+The figures are counts of seeded games, the same in every run; the ``--repeats`` runs
+check that (the script stops if two differ) and give the time of each measurement as the
+median with its min-max.
 """
 
 from __future__ import annotations
@@ -24,21 +29,38 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "agents"))
+sys.path.insert(0, str(ROOT / "tests" / "agents" / "bots"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import print_table  # noqa: E402
+from _common import Sample, add_repeats, print_table  # noqa: E402
 
 from agents.bots.simple import SimpleBot  # noqa: E402
+
+T = TypeVar("T")
 
 
 def pct(part: int, whole: int) -> str:
     """A share as a percentage with two decimals."""
     return f"{100 * part / max(whole, 1):.2f}%"
+
+
+def repeated(run: Callable[[], T], repeats: int) -> tuple[T, str]:
+    """``run()``'s result (the same every time, or the script stops) and its median time."""
+    results, times = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        results.append(run())
+        times.append(time.perf_counter() - start)
+    if any(r != results[0] for r in results):
+        sys.exit("two runs of the same seeded games differ: the comparison is not deterministic")
+    sample = Sample(tuple(times))
+    return results[0], f"{sample.median:.1f} s, min-max {sample.spread(lambda x: f'{x:.1f}')}"
 
 
 def main() -> None:
@@ -47,15 +69,14 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands for the agreement")
     parser.add_argument("--deals", type=int, default=2000, help="deals for the head-to-head")
     parser.add_argument("--seed", type=int, default=0)
+    add_repeats(parser, default=3)
     args = parser.parse_args()
     try:
         import openspiel_peer as peer
     except ImportError:
         sys.exit("needs pyspiel: pip install -e '.[peers]'")
 
-    start = time.perf_counter()
-    agreement = peer.compare(args.hands, args.seed)
-    seconds = time.perf_counter() - start
+    agreement, seconds = repeated(lambda: peer.compare(args.hands, args.seed), args.repeats)
     rows = []
     for kind in ("offer", "draw", "discard"):
         n, ok = agreement.by_kind[kind], agreement.agreed_by_kind[kind]
@@ -66,7 +87,7 @@ def main() -> None:
                  pct(a.ties_agreed, a.ties)])  # fmt: skip
     print_table(
         f"simple vs OpenSpiel's simple bot: decisions over {args.hands} hands "
-        f"(seed {args.seed}, {seconds:.0f} s)",
+        f"(seed {args.seed}, {seconds})",
         ["decision", "compared", "agree", "differ", "agreement"],
         rows,
     )
@@ -77,12 +98,13 @@ def main() -> None:
     for line in a.examples:
         print("  differs:", line)
 
-    start = time.perf_counter()
-    match = peer.match(SimpleBot(args.seed, rules=peer.PEER_RULES), args.deals, args.seed + 1)
-    seconds = time.perf_counter() - start
+    match, seconds = repeated(
+        lambda: peer.match(SimpleBot(args.seed, rules=peer.PEER_RULES), args.deals, args.seed + 1),
+        args.repeats,
+    )
     print_table(
         f"simple vs OpenSpiel's simple bot in OpenSpiel's engine ({args.deals} deals, both "
-        f"seats, {seconds:.0f} s)",
+        f"seats, {seconds})",
         ["hands", "simple's points per hand", "95% interval", "knocks refused"],
         [[
             len(match.points),

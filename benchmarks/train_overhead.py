@@ -13,13 +13,13 @@ epochs) on three environments and prints the steps per second of each:
 The environment's share of training time is ``1 - fps(hgin) / fps(trivial)``. The
 machine may be shared, so the setups run in interleaved rounds: the ratio is taken
 within each round (so slow phases of the machine cancel out) and the median over the
-rounds is reported, with its range. Also printed: the environment alone stepping random
-legal actions.
+rounds (``--repeats``) is reported, with its range. Also printed: the environment alone
+stepping random legal actions (median of as many samples of 5 s, with their range).
 
 Usage::
 
     python benchmarks/train_overhead.py [--config configs/default.yaml] [--set KEY=VALUE]
-        [--rounds 3] [--rollouts 8]
+        [--repeats 3] [--rollouts 8]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from _common import fmt_rate, print_table  # noqa: E402
+from _common import add_repeats, fmt_rate, interleaved, load_text, print_table  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from stable_baselines3.common.callbacks import CallbackList  # noqa: E402
 from stable_baselines3.common.logger import configure  # noqa: E402
@@ -159,17 +159,18 @@ def main() -> None:
     parser.add_argument(
         "--set", dest="overrides", action="append", default=[], help="override a field"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
+    add_repeats(parser, default=3)
     parser.add_argument("--rollouts", type=int, default=8, help="timed rollouts per setup")
     parser.add_argument("--episode", type=int, default=20, help="trivial env episode length")
     args = parser.parse_args()
     config = load_config(args.config, args.overrides)
     setups = ["trivial", "hgin", "hgin + callbacks"]
     fps: dict[str, list[float]] = {s: [] for s in setups}
-    for _ in range(args.rounds):
+    for _ in range(args.repeats):
         for setup in setups:
             fps[setup].append(train_fps(config, setup, args.rollouts, args.episode))
-    env_alone = env_fps(config, 5.0)
+    env_alone = interleaved({0: lambda: env_fps(config, 5.0)}, args.repeats)[0]
+    assert env_alone is not None
     p = config.ppo
     rows = []
     for setup in setups:
@@ -184,12 +185,14 @@ def main() -> None:
                 f"{1 - ratio:.0%}",
             ]
         )
-    rows.append(["env alone (random actions)", fmt_rate(env_alone), "", "", ""])
+    rows.append(
+        ["env alone (random actions)", fmt_rate(env_alone.median), env_alone.spread(), "", ""]
+    )
     print_table(
         f"MaskablePPO training fps: n_envs={p.n_envs}, n_steps={p.n_steps}, "
         f"batch={p.batch_size}, epochs={p.n_epochs}, net={list(p.net_arch)}, "
         f"opponents={dict(config.opponents.mix)}, torch threads={p.torch_threads} "
-        f"(median of {args.rounds} rounds)",
+        f"(median of {args.repeats} rounds, {load_text()})",
         ["setup", "steps/s (median)", "range", "fps / trivial (per round)", "env share"],
         rows,
     )

@@ -275,6 +275,33 @@ def metrics_table() -> str:
 
 
 #: block name -> the function that renders it
+def rllib_refusals_table() -> str:
+    """The config fields the rllib backend refuses, from ``rllib_backend.refusals``."""
+    from agents.training.config import TrainConfig
+    from agents.training.rllib.backend import refusals, selfplay_refusals
+
+    config = TrainConfig()
+    rows = [[f"`{field}`", "always", markdown(why)] for _, field, why in refusals(config)]
+    rows += [
+        [f"`{field}`", "with `opponents.selfplay.enabled`", markdown(why)]
+        for _, field, why in selfplay_refusals(config)
+    ]
+    return table(["field", "checked", "refused because"], rows)
+
+
+def rllib_configs_table() -> str:
+    """Which shipped ``configs/*.yaml`` the rllib backend trains, and what it refuses."""
+    from agents.training.config import load_config
+    from agents.training.rllib.backend import refusals
+
+    rows = []
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        refused = [field for bad, field, _ in refusals(load_config(path)) if bad]
+        verdict = "refused: " + ", ".join(f"`{f}`" for f in refused) if refused else "runs"
+        rows.append([f"`configs/{path.name}`", verdict])
+    return table(["config", "`--backend rllib`"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "actions": actions_table,
     "observation": observation_table,
@@ -290,6 +317,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "config-checkpoint": lambda: fields_table(_train_config().checkpoint, "checkpoint."),
     "config-pretrain": lambda: fields_table(_train_config().pretrain, "pretrain."),
     "metrics": metrics_table,
+    "rllib-refusals": rllib_refusals_table,
+    "rllib-configs": rllib_configs_table,
 }
 
 

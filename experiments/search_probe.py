@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from agents.bots.simple import SimpleBot
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine, Phase

@@ -6,11 +6,13 @@ Usage::
     python evaluate.py --league random simple expert --series 2000 --json league.json
     python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
+    python evaluate.py A B --rules undercut_bonus=25 knock_limit=10   # any supported rule set
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
 results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
-the series of a pair (or of each ``--against`` pair) in K processes, with the same
-table and JSON as one process (``agents.evaluation.parallel``; see docs/workers.md).
+the series of each pair (``--against`` and ``--league`` too) in K processes, and ``--ray``
+as Ray tasks, with the same table and JSON as one process (the ``runner`` of
+``agents.evaluation.evaluate``; see docs/workers.md).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -26,11 +28,9 @@ import contextlib
 import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from agents.evaluation import EvalResult, LeagueResult, league
-from agents.evaluation.parallel import evaluate_parallel, shard_bounds
+from agents.evaluation import Runner, evaluate, league, local, processes, ray, shard_bounds
 from agents.evaluation.report import (
     RESULTS_HEADER,
     league_tables,
@@ -39,11 +39,12 @@ from agents.evaluation.report import (
     print_table,
     results_row,
 )
-from agents.model_policy import PolicyLoadError, load_policy
-from agents.output_paths import OutputPathError, check_writable
-from agents.ray_cluster import RayClusterError
-from agents.transcript import TranscriptRecorder, transcript_paths
+from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
+from agents.policies.model import PolicyLoadError, load_policy
+from agents.training.rllib.cluster import RayClusterError
+from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.workers import EnvWorkerError
+from hgin_ui.terminal import parse_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -77,6 +78,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--workers", type=int, default=1, metavar="K",
         help="play the series in K processes (same results; A B and --against only)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rules", nargs="+", default=[], metavar="KEY=VALUE",
+        help="rules options (docs/rules.md), e.g. undercut_bonus=25 knock_limit=10; "
+        "recorded in the JSON",
     )  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
@@ -118,8 +124,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--workers must be >= 1, got {args.workers}")
     if args.ray is not None and args.workers > 1:
         parser.error("give either --workers K (processes here) or --ray (a Ray cluster), not both")
-    if args.workers > 1 and args.league:
-        parser.error("--workers works with a pair A B and with --against, not with --league")
     first = shard_bounds(args.series * (1 + args.duplicate), args.workers)[0][1]
     if args.transcript and args.workers > 1 and args.transcript_hands > first:
         parser.error(
@@ -154,26 +158,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     progress = not args.no_progress
     try:
+        rules = parse_rules(args.rules)
         check_inputs(args)
-    except (OutputPathError, PolicyLoadError) as exc:
+    except (OutputPathError, PolicyLoadError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    # pairs and leagues: in this process (or --workers K processes), or sharded over Ray
-    run_pair: Callable[..., EvalResult] = functools.partial(evaluate_parallel, workers=args.workers)
-    run_league: Callable[..., LeagueResult] = league
+    # pairs and leagues: in this process, in --workers K processes, or sharded over Ray
+    runner: Runner = local if args.workers == 1 else processes(args.workers)
+    if args.ray is not None:
+        runner = ray(args.ray or None)
+    run_pair = functools.partial(evaluate, runner=runner)
+    run_league = functools.partial(league, runner=runner)
     cluster = contextlib.ExitStack()
     try:
-        if args.ray is not None:
-            from agents.evaluation.ray_shards import sharded
-
-            run_pair, run_league = cluster.enter_context(sharded(args.ray or None))
+        cluster.enter_context(runner.session())
         if args.against:
             (agent,) = args.policies
             results = []
             for opponent in args.against:
                 res = run_pair(
                     agent, opponent, args.series, args.seed, duplicate=args.duplicate,
-                    progress=progress,
+                    progress=progress, rules=rules,
                 )  # fmt: skip
                 title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series"
                 print_table(title, ["", "A", "B"], pair_rows(res))
@@ -183,12 +188,14 @@ def main(argv: list[str] | None = None) -> int:
             data = {
                 "agent": results[0].name_a,
                 "seed": args.seed,
+                "rules": rules.to_dict(),
                 "results": {r.name_b: r.to_dict() for r in results},
             }
         elif args.league:
             table = run_league(
-                args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress
-            )
+                args.league, args.series, args.seed, duplicate=args.duplicate, progress=progress,
+                rules=rules,
+            )  # fmt: skip
             for title, header, rows in league_tables(table):
                 print_table(title, header, rows)
             print(f"rating method: {table.rating_method}")
@@ -198,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
             recorder = TranscriptRecorder(args.transcript_hands) if args.transcript else None
             res = run_pair(
                 a, b, args.series, args.seed, duplicate=args.duplicate, progress=progress,
-                recorder=recorder,
+                recorder=recorder, rules=rules,
             )  # fmt: skip
             title = f"{res.name_a} (A) vs {res.name_b} (B): {res.n_series} series, seed {res.seed}"
             print_table(title, ["", "A", "B"], pair_rows(res))

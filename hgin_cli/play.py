@@ -1,28 +1,33 @@
-"""Play Hollywood Gin in the terminal against a bot or a trained model.
+"""Play Hollywood Gin in the terminal or in the browser against a bot or a trained model.
 
 Usage::
 
     python play.py [OPPONENT] [--seed S] [--seat 0|1] [--names YOU OPP] [--hands N]
                    [--rules knock_limit=7 gin_bonus=20] [--transcript hands.jsonl]
-    python play.py --web [--port 8000] [OPPONENT] [--seed S] ...
+    python play.py --web [--port 8000] [--models DIR ...] [OPPONENT] [--seed S] ...
+    hgin-web [--port 8000] [--models DIR ...] [OPPONENT] [--seed S] ...
 
-``--web`` serves the browser table (``agents.web``) on 127.0.0.1 instead: play a series,
-watch two policies, replay a transcript; the options set the page's defaults.
+``--web`` (or the console script ``hgin-web``, the same options less ``--hands``) serves
+the browser table (``hgin_ui.web``) on 127.0.0.1 instead: play a series, watch two
+policies, replay a transcript; the options set the page's defaults, and ``--models``
+adds the models found under those folders to the ones the page may name.
 
 OPPONENT is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path or a shipped model name; the default is the first shipped model, else ``expert``.
-The game loop lives in ``agents.play``; type ``help`` at the prompt for the moves.
+The game loop lives in ``hgin_ui.terminal``; type ``help`` at the prompt for the moves.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from agents.model_policy import PolicyLoadError, load_policy, shipped_models
-from agents.output_paths import OutputPathError, check_writable
-from agents.play import GameSession, parse_rules, play
+from agents.policies.model import PolicyLoadError, load_policy, shipped_models
+from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_env.engine.keys import MAX_SEED
+from hgin_ui.terminal import GameSession, parse_rules, play
 
 
 def default_opponent() -> str:
@@ -31,9 +36,14 @@ def default_opponent() -> str:
     return next(iter(models)) if models else "expert"
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Parse the command line."""
-    parser = argparse.ArgumentParser(description="Play a Hollywood Gin series in the terminal.")
+def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
+    """The command line of ``play.py`` (``web_only``: of ``hgin-web``, no terminal options)."""
+    if web_only:
+        parser = argparse.ArgumentParser(
+            prog="hgin-web", description="Play, watch and replay Hollywood Gin in the browser."
+        )
+    else:
+        parser = argparse.ArgumentParser(description="Play a Hollywood Gin series in the terminal.")
     parser.add_argument(
         "opponent", nargs="?", default=None, metavar="OPPONENT",
         help="bot name, model .zip path or shipped model (default: shipped model, else expert)",
@@ -46,24 +56,44 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--names", nargs=2, default=("You", "Opponent"), metavar=("YOU", "OPPONENT"),
         help="the two players' names",
     )  # fmt: skip
-    parser.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
+    if not web_only:
+        parser.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
     parser.add_argument("--rules", nargs="+", default=[], metavar="KEY=VALUE", help="rules options")
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH", help="append each hand to a JSON Lines file"
     )
-    parser.add_argument("--web", action="store_true", help="serve the browser table instead")
+    web = "" if web_only else "with --web: "
+    if not web_only:
+        parser.add_argument("--web", action="store_true", help="serve the browser table instead")
     parser.add_argument(
-        "--port", type=int, default=8000, help="with --web: the port on 127.0.0.1 (0: a free one)"
+        "--port", type=int, default=8000, help=f"{web}the port on 127.0.0.1 (0: a free one)"
     )
+    parser.add_argument(
+        "--models", nargs="+", type=Path, default=[], metavar="DIR",
+        help=f"{web}offer the models (*.zip, folders holding model.zip) found under DIR",
+    )  # fmt: skip
+    return parser
+
+
+def parse_args(argv: list[str] | None = None, web_only: bool = False) -> argparse.Namespace:
+    """Parse and check the command line (``web_only``: ``hgin-web``'s)."""
+    parser = build_parser(web_only)
     args = parser.parse_args(argv)
+    if web_only:
+        args.web, args.hands = True, None
     if args.web and args.hands is not None:
         parser.error("--hands applies to the terminal game, not to --web")
+    if not args.web and args.models:
+        parser.error("--models applies to --web")
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed must be in 0..2**64-1, got {args.seed}")
     if args.hands is not None and args.hands < 1:
         parser.error(f"--hands must be >= 1, got {args.hands}")
+    for folder in args.models:
+        if not folder.is_dir():
+            parser.error(f"--models {folder}: not a directory")
     try:
         args.rules = parse_rules(args.rules)
     except ValueError as exc:
@@ -71,9 +101,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the game; return the exit status."""
-    args = parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """Check the transcript path and the opponent, then play or serve; the exit status."""
     opponent = args.opponent or default_opponent()
     if args.transcript is not None:  # before the game, not when the first hand ends
         try:
@@ -82,13 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     if args.web:
-        try:
-            from agents.web.server import run_table
-        except ModuleNotFoundError as exc:
-            print(f"error: --web needs {exc.name}: pip install -e '.[web]'", file=sys.stderr)
-            return 2
-        web = (args.port, args.seed, args.seat, tuple(args.names), args.rules, args.transcript)
-        return run_table(opponent, *web)
+        return run_web(args, opponent)
     try:
         policy = load_policy(opponent, args.seed)
     except PolicyLoadError as exc:
@@ -96,6 +119,42 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     session = GameSession(policy, seed=args.seed, seat=args.seat, rules=args.rules)
     return play(session, tuple(args.names), args.hands, transcript=args.transcript)
+
+
+def run_web(args: argparse.Namespace, opponent: str) -> int:
+    """Serve the browser table: the opponent must load; the page may name it and the rest."""
+    try:
+        from hgin_ui.web.catalog import PolicyCatalog
+        from hgin_ui.web.parsing import Defaults
+        from hgin_ui.web.server import create_app, serve
+    except ModuleNotFoundError as exc:
+        print(f"error: --web needs {exc.name}: pip install -e '.[web]'", file=sys.stderr)
+        return 2
+    try:
+        catalog = PolicyCatalog(args.models, extra={opponent: opponent})
+        if opponent in catalog.bots:  # a model is checked by loading it; a bot by name
+            load_policy(opponent, args.seed)
+        else:
+            catalog.load(opponent)
+    except (ValueError, PolicyLoadError) as exc:
+        cause = exc.__cause__ if isinstance(exc.__cause__, PolicyLoadError) else exc
+        print(f"error: {cause}", file=sys.stderr)
+        return 2
+    names = (args.names[0], args.names[1])
+    defaults = Defaults(opponent, args.seat, names, args.rules, args.seed)
+    return serve(create_app(defaults, args.transcript, catalog), args.port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``play.py``: the terminal game, or the browser table with ``--web``."""
+    return run(parse_args(argv))
+
+
+def web_main(argv: list[str] | None = None) -> int:
+    """``hgin-web``: ``play.py --web`` under its own name."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")  # one thread for a model's small batches
+    return run(parse_args(argv, web_only=True))
 
 
 if __name__ == "__main__":

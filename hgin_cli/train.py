@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    from agents.ray_cluster import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
+    from agents.training.rllib.cluster import RayClusterError
     from hgin_env.envs.workers import EnvWorkerError
 
     try:
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides = args.overrides if args.resume else ()
         kwargs = {}
         if args.backend == "rllib":
-            from agents.training.rllib_backend import train  # noqa: F811
+            from agents.training.rllib.backend import train  # noqa: F811
 
             kwargs = {"address": args.address, "env_runners": args.env_runners}
         result = train(

@@ -16,6 +16,8 @@ __version__ = "0.1.0"
 
 # Register HollywoodGin-v0 when Gymnasium is already loaded (as in
 # ``gymnasium.make("hgin_env:HollywoodGin-v0")``); never import it here, so that the
-# engine stays numpy-only. ``import hgin_env.envs`` always registers.
+# engine stays numpy-only. ``import hgin_env.envs`` registers on the same condition
+# (Gymnasium imported first); importing an adapter module (``hgin_env.envs.gym_env``,
+# ``sb3_vec_env``, ...) or calling ``hgin_env.envs.register_envs()`` always registers.
 if "gymnasium" in sys.modules:
     import hgin_env.envs  # noqa: E402, F401

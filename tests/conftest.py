@@ -1,4 +1,4 @@
-"""Shared test settings: one thread for torch and numpy, and the bots registered.
+"""Shared test settings: one thread for torch and numpy, and a shared Ray cluster.
 
 No torch here (a test in ``test_layers.py`` checks that this file stays light): torch
 reads ``OMP_NUM_THREADS`` when it is first imported, by whichever test needs it. One
@@ -13,14 +13,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import pytest  # noqa: E402
 
-import agents  # noqa: E402, F401  - registers the bots and shipped models by name
-
 
 @pytest.fixture(scope="session")
 def ray_local():
     """One local loopback Ray cluster (2 CPUs) shared by the Ray tests; stopped at the end."""
     pytest.importorskip("ray")
-    from agents.ray_cluster import ray_cluster
+    from agents.training.rllib.cluster import ray_cluster
 
     with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
         yield cluster
@@ -28,4 +26,4 @@ def ray_local():
 
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel
 #: harness imports pyspiel, an optional extra)
-collect_ignore = ["helpers.py", "agents/openspiel_peer.py"]
+collect_ignore = ["helpers.py", "agents/bots/openspiel_peer.py"]

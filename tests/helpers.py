@@ -8,9 +8,11 @@ stock, then ``deck[22]`` and so on.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import yaml
 
 from agents.training.config import build_config
 from hgin_env.engine.actions import DRAW, KNOCK, action_text, parse_action
@@ -236,7 +238,7 @@ PAIR_KEYS = {
     "games_won", "games_lost", "hands", "hands_won", "hands_lost", "hands_drawn",
     "hands_truncated", "hand_win_rate", "hand_win_ci", "points_per_hand",
     "points_per_hand_ci", "mean_hands_per_series", "a", "b", "seconds", "series_per_second",
-    "steps",
+    "steps", "version_a", "version_b",
 }  # fmt: skip
 
 
@@ -247,7 +249,8 @@ PLAYER_KEYS = {
 
 
 LEAGUE_KEYS = {
-    "names", "n_series", "seed", "duplicate", "pairs", "series_win_rate", "hand_win_rate",
+    "names", "n_series", "seed", "duplicate", "rules", "pairs", "series_win_rate",
+    "hand_win_rate",
     "points_per_hand", "ratings", "rating_gaps", "rating_method", "seconds",
 }  # fmt: skip
 
@@ -265,7 +268,7 @@ def check_pair_schema(data: dict) -> None:
 
 # ------------------------------------------------------------------ tiny training runs
 #: a run of a few seconds: 8 games, 256-step rollouts, evaluation and checkpoints every 512
-TINY = {
+TINY: dict[str, Any] = {
     "experiment": "tiny",
     "total_timesteps": 1024,
     "progress_bar": False,
@@ -283,6 +286,13 @@ TINY = {
         "selfplay": {"enabled": True, "snapshot_every": 256, "pool_size": 2, "weight": 0.5},
     },
 }
+
+
+def tiny_yaml(tmp_path: Path, **changes) -> Path:
+    """A config file of the ``TINY`` run (with ``changes``) whose runs go under ``tmp_path``."""
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "runs_dir": str(tmp_path / "runs"), **changes}))
+    return path
 
 
 def tiny_config(tmp_path: Path, *overrides: str):
@@ -310,6 +320,7 @@ class SpaceEnv(gym.Env):
     def __init__(self, obs_dim: int, n_actions: int) -> None:
         self.observation_space = gym.spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
         self.action_space = gym.spaces.Discrete(n_actions)
+        self.n_actions = n_actions
 
     def reset(self, *, seed=None, options=None):
         """Return a zero observation."""
@@ -321,7 +332,7 @@ class SpaceEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Every action is allowed."""
-        return np.ones(self.action_space.n, dtype=bool)
+        return np.ones(self.n_actions, dtype=bool)
 
 
 def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
@@ -331,3 +342,15 @@ def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
     model = MaskablePPO("MlpPolicy", SpaceEnv(obs_dim, n_actions), n_steps=8, batch_size=8)
     model.save(path)
     return path
+
+
+def one_error_line(capsys) -> tuple[str, str]:
+    """(stdout, the single stderr line); fails unless stderr holds exactly one line."""
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    return out.out, lines[0]
+
+
+#: a folder no one can create files in (mkdir there fails with ENOENT, even for root)
+NOWHERE = Path("/proc/nope")

@@ -1,4 +1,4 @@
-"""The layers: imports flow one way (engine -> envs -> agents -> CLIs), with no cycle.
+"""The layers: imports flow one way (engine -> envs -> agents -> front ends -> CLIs), no cycle.
 
 Each import check runs in a fresh interpreter, so nothing an earlier test imported hides
 a heavy import.
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("hgin_env", "agents", "hgin_cli")
+PACKAGES = ("hgin_env", "agents", "hgin_ui", "hgin_cli")
 #: lower layers first; a module may import its own layer and the ones before it
-LAYERS = ("hgin_env.engine", "hgin_env", "agents", "hgin_cli")
+LAYERS = ("hgin_env.engine", "hgin_env", "agents", "hgin_ui", "hgin_cli")
 
 PROBE = """
 import json, sys
@@ -39,24 +39,40 @@ def loaded_by(code: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def module_name(path: Path) -> str:
+def module_name(path: Path, root: Path = ROOT) -> str:
     """``hgin_env/envs/core.py`` -> ``hgin_env.envs.core`` (packages by their folder)."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Every project module -> the project modules its code imports (anywhere in the file)."""
-    files = {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+def imported_from(node: ast.ImportFrom, name: str, is_package: bool) -> str:
+    """The absolute module a ``from ... import`` names, relative ones (``from .views``) too.
+
+    Args:
+        node: the import statement.
+        name: the importing module's name.
+        is_package: whether the importing module is a package's ``__init__``.
+    """
+    if node.level == 0:
+        return node.module or ""
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Every project module under ``root`` -> the project modules its code imports (anywhere)."""
+    files = {module_name(p, root): p for pkg in PACKAGES for p in (root / pkg).rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
         targets: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets.add(node.module)
-                targets.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                module = imported_from(node, name, path.name == "__init__.py")
+                targets.add(module)
+                targets.update(f"{module}.{alias.name}" for alias in node.names)
         resolved = set()
         for target in targets:
             while target and target not in files:
@@ -101,6 +117,23 @@ def test_the_cycle_check_can_fail():
         tuple(graphlib.TopologicalSorter({"a": {"b"}, "b": {"a"}}).static_order())
 
 
+def test_relative_imports_are_followed(tmp_path):
+    """``from .b import x``, ``from . import b`` and ``from ..c import y`` are edges too."""
+    pkg = tmp_path / "agents" / "sub"
+    pkg.mkdir(parents=True)
+    (tmp_path / "agents" / "__init__.py").write_text("from .sub import a\n")
+    (tmp_path / "agents" / "c.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import x\nfrom ..c import y\n")
+    (pkg / "b.py").write_text("from . import a\n")
+    graph = import_graph(tmp_path)
+    assert graph["agents"] == {"agents.sub", "agents.sub.a"}
+    assert graph["agents.sub.a"] == {"agents.sub.b", "agents.c"}
+    assert graph["agents.sub.b"] == {"agents.sub", "agents.sub.a"}
+    with pytest.raises(graphlib.CycleError):
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+
+
 @pytest.mark.parametrize(
     "code",
     [
@@ -137,21 +170,6 @@ def test_parsing_a_config_does_not_import_torch():
         "load_config('configs/hollywood_cards.yaml')"
     )
     assert not {"torch", "stable_baselines3", "sb3_contrib"} & set(loaded["third_party"])
-
-
-def test_bots_are_registered_by_importing_agents_only():
-    """The envs know ``random`` alone until ``agents`` is imported; the error says so."""
-    loaded = loaded_by(
-        "from hgin_env.envs.policy import resolve_policy\n"
-        "try:\n    resolve_policy('simple')\nexcept ValueError as e:\n    print(e)\n"
-        "import agents\nresolve_policy('simple')"
-    )
-    assert "agents.bots.simple" in loaded["modules"]
-    code = "from hgin_env.envs.policy import resolve_policy\nresolve_policy('simple')"
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert "unknown policy 'simple'" in out.stderr and "import agents" in out.stderr
 
 
 def test_conftest_imports_no_torch():

@@ -49,19 +49,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
-    decision_keys,
     expected_after_draw,
     jittered_argmin,
-    key_uniforms,
     meld_with,
+    unseen_cards,
 )
-from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
+from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.game import HAND_SIZE
+from hgin_env.engine.keys import key_uniforms
 from hgin_env.engine.melds import NO_DEADWOOD, deadwood_after_discard
-from hgin_env.envs.observation import decode_observations
+from hgin_env.envs.observation import DecodedObservation
 
 
 @dataclass(frozen=True)
@@ -101,72 +102,22 @@ class ExpertParams:
     highest_discard_evidence: float = 1.0
 
 
-class ExpertBot:
+class ExpertBot(Bot):
     """Lookahead discards with card counting, defensive discarding, stock-aware knocking.
 
-    Args:
-        seed: seed of the random stream used when ``act`` gets no per-game keys.
-        params: the strategy's weights.
+    Takes ``Bot``'s arguments; ``params`` is an ``ExpertParams`` (no rules option
+    changes its play: it reads legality from the mask).
     """
 
     name = "expert"
-
-    def __init__(self, seed: int | None = None, params: ExpertParams | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.params = params or ExpertParams()
-
-    def seed(self, seed: int | None) -> None:
-        """Restart the random stream."""
-        self.rng = np.random.default_rng(seed)
-
-    # ------------------------------------------------------------------ act
-    def act(
-        self,
-        observations: np.ndarray,
-        action_masks: np.ndarray,
-        keys: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Return one legal action per row.
-
-        Args:
-            observations: ``float32[N, OBS_DIM]``.
-            action_masks: ``bool[N, 107]``.
-            keys: optional ``uint64[N]``, one fresh key per game and decision; row i's
-                choice then depends on row i alone.
-
-        Returns:
-            ``int64[N]`` action ids.
-        """
-        masks = np.asarray(action_masks, dtype=bool)
-        obs = decode_observations(observations)
-        n = masks.shape[0]
-        actions = np.where(masks[:, PASS], PASS, DRAW).astype(np.int64)
-        in_discard = masks[:, :N_CARDS].any(axis=1)
-        unseen = self._unseen(obs)
-        keys = decision_keys(keys, self.rng, n)
-
-        pick = np.flatnonzero(masks[:, TAKE] & ~in_discard)
-        if pick.size:
-            take = self._should_take(obs.hand[pick], obs.top_discard[pick], unseen[pick])
-            actions[pick[take]] = TAKE
-
-        rows = np.flatnonzero(in_discard)
-        if rows.size:
-            actions[rows] = self._discard(obs, masks, unseen, keys[rows], rows)
-        return actions
+    version = 1
+    Params = ExpertParams
+    params: ExpertParams
 
     # ------------------------------------------------------------------ pickups
-    @staticmethod
-    def _unseen(obs) -> np.ndarray:
-        """``bool[N, 52]``: cards not held, not in the pile, not known in the opponent's hand."""
-        seen = obs.hand | obs.pile_below | obs.opponent_known
-        top = obs.top_discard
-        has_top = top >= 0
-        seen[np.flatnonzero(has_top), top[has_top]] = True
-        return ~seen
-
-    def _should_take(self, hand: np.ndarray, top: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    def _takes(self, obs: DecodedObservation, rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """``bool[P]``: taking the top card beats a blind draw by more than the margin."""
+        hand, top, unseen = obs.hand[rows], obs.top_discard[rows], unseen_cards(obs, rows)
         p = hand.shape[0]
         r = np.arange(p)
         with_top = hand.copy()
@@ -178,21 +129,36 @@ class ExpertBot:
         return take_value + self.params.take_margin < draw_value
 
     # ------------------------------------------------------------------ discards
-    def _discard(
-        self, obs, masks: np.ndarray, unseen: np.ndarray, keys: np.ndarray, rows: np.ndarray
+    def _discards(
+        self, obs: DecodedObservation, masks: np.ndarray, rows: np.ndarray, keys: np.ndarray
     ) -> np.ndarray:
         """Actions (knock or discard) for the rows in the discard phase (``keys``: theirs)."""
-        prm = self.params
         ties = key_uniforms(keys, 2 * N_CARDS)  # knock card ties, then discard ties
         dd = obs.discard_deadwood[rows].astype(np.float64)
         may_discard = masks[rows, :N_CARDS]
         may_knock = masks[rows, KNOCK : KNOCK + N_CARDS]
-        stock = obs.stock[rows]
 
         knock_scores = np.where(may_knock, dd + 0.25 * ties[:, :N_CARDS], NO_CHOICE)
         knock_card = knock_scores.argmin(axis=1)
         can_knock = may_knock.any(axis=1)
         knock_dd = dd.min(axis=1, initial=NO_DEADWOOD, where=may_knock)
+        knock = can_knock & self._knocks(obs, rows, knock_dd)
+
+        unseen = unseen_cards(obs, rows)
+        scores = self._discard_scores(obs, rows, may_discard, dd, unseen, keys)
+        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), ties[:, N_CARDS:], 1e-6)
+        return np.where(knock, KNOCK + knock_card, card)
+
+    def _knocks(
+        self, obs: DecodedObservation, rows: np.ndarray, knock_dd: np.ndarray
+    ) -> np.ndarray:
+        """``bool[R]``: knock (where it may) with ``knock_dd``, its least deadwood after a knock.
+
+        On gin, or at most the threshold of the stock size (``knock_table``), unless
+        ``gin_wait`` holds it back.
+        """
+        prm = self.params
+        stock = obs.stock[rows]
         threshold = np.full(rows.size, -1)
         for min_stock, limit in reversed(prm.knock_table):
             threshold = np.where(stock >= min_stock, limit, threshold)
@@ -200,15 +166,11 @@ class ExpertBot:
         if prm.gin_wait is not None:
             wait_for_gin = (knock_dd <= prm.gin_wait[0]) & (stock >= prm.gin_wait[1])
         is_gin = knock_dd == 0
-        knock = can_knock & (is_gin | ((knock_dd <= threshold) & ~wait_for_gin))
-
-        scores = self._discard_scores(obs, rows, may_discard, dd, unseen[rows], keys)
-        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), ties[:, N_CARDS:], 1e-6)
-        return np.where(knock, KNOCK + knock_card, card)
+        return is_gin | ((knock_dd <= threshold) & ~wait_for_gin)
 
     def _discard_scores(
         self,
-        obs,
+        obs: DecodedObservation,
         rows: np.ndarray,
         may_discard: np.ndarray,
         dd: np.ndarray,
@@ -224,9 +186,15 @@ class ExpertBot:
         expected[g, c] = expected_after_draw(kept, unseen[g])
         value = dd - prm.lookahead_weight * (dd - expected)  # deadwood minus weighted gain
         danger = self._danger(obs, rows, unseen, keys)
-        return value + prm.danger_weight * danger
+        return value + prm.danger_weight * danger + self._deadwood_weight(obs, rows)[:, None] * dd
 
-    def _danger(self, obs, rows: np.ndarray, unseen: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    def _deadwood_weight(self, obs: DecodedObservation, rows: np.ndarray) -> np.ndarray:
+        """``float[R]``: an extra weight of the deadwood left in the discard scores (none here)."""
+        return np.zeros(rows.size)
+
+    def _danger(
+        self, obs: DecodedObservation, rows: np.ndarray, unseen: np.ndarray, keys: np.ndarray
+    ) -> np.ndarray:
         """``float[G, 52]``: the chance that the opponent could meld each card if it took it.
 
         Estimated over ``n_samples`` hands drawn for the opponent: its known pickups plus

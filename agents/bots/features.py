@@ -13,24 +13,40 @@ alone or in a batch of any size.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.engine.game import mix64
 from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
     deadwood_after_discard,
+    knock_discards,
     min_deadwood,
     set_scenarios,
 )
+from hgin_env.envs.observation import DecodedObservation
 
 #: a score larger than any real one, for masked-out choices
 NO_CHOICE = 1e9
-#: SplitMix64's increment: uniform j of a key is ``mix64(key + (j + 1) * _GOLDEN)``
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: small batches enumerate their set scenarios in one pass (see ``set_scenarios``)
 _ONE_GROUP_BELOW = 512
+
+
+def knock_discards_by_row(hands11: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """``bool[P, 52]``: the discards of each 11-card hand that leave at most its row's limit.
+
+    The knock limit comes per row from the observation (``DecodedObservation.knock_limit``):
+    in a mix of rule sets each game has its own. One engine call per distinct limit.
+    """
+    hands11 = np.asarray(hands11, dtype=bool)
+    limits = np.asarray(limits, dtype=np.int64)
+    out = np.zeros(hands11.shape, dtype=bool)
+    for value in np.unique(limits):
+        some = limits == value
+        out[some] = knock_discards(hands11[some], int(value))
+    return out
 
 
 def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -43,18 +59,16 @@ def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> 
     return rng.integers(0, 2**64, size=n, dtype=np.uint64, endpoint=False)
 
 
-def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
-    """``float64[N, count]`` uniform numbers in [0, 1), entry ``(i, j)`` from ``keys[i]`` alone.
+def unseen_cards(obs: DecodedObservation, rows: np.ndarray) -> np.ndarray:
+    """``bool[R, 52]``: the cards the seat has not seen (in the stock or the opponent's hand).
 
-    Number ``j`` is the top 53 bits of ``mix64(key + (offset + j + 1) * golden)`` (the
-    SplitMix64 sequence of the key), so callers take disjoint ``offset`` ranges for the
-    different random choices of one decision.
+    A card is seen when it is held, in the discard pile, or a known pickup of the opponent.
     """
-    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
-    steps = np.arange(offset + 1, offset + count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = mix64(k + steps * _GOLDEN)
-    return (x >> np.uint64(11)) * (1.0 / (1 << 53))
+    seen = obs.hand[rows] | obs.pile_below[rows] | obs.opponent_known[rows]
+    top = obs.top_discard[rows]
+    has_top = np.flatnonzero(top >= 0)
+    seen[has_top, top[has_top]] = True
+    return ~seen
 
 
 def by_suit(cards: np.ndarray) -> np.ndarray:
@@ -107,7 +121,9 @@ def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> n
     return np.argmin(scores + uniforms * scale, axis=1)
 
 
-def _deadwood_scenarios(hands: np.ndarray):
+def _deadwood_scenarios(
+    hands: np.ndarray,
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per group of ``set_scenarios``: its rows, each scenario's unmelded cards and best flag.
 
     Yields ``(rows, deadwood, best)``: ``int64[G]``, ``int64[G, S]`` 52-bit card masks of

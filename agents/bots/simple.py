@@ -32,9 +32,9 @@ Strategy, phase by phase:
 Where this project's rules differ from OpenSpiel's gin rummy, the rules here win: the
 card just taken may not be thrown back unless ``allow_rediscard`` is set (OpenSpiel
 allows it), and no knock is possible once the stock is down to two cards (OpenSpiel has
-a last chance to knock with the upcard there). The bot reads the knock limit and
-``allow_rediscard`` from its ``rules`` (the defaults unless told), since the
-observation does not carry them and the draw decision needs them.
+a last chance to knock with the upcard there). The bot reads each game's knock limit
+from the observation's rules block (in a mix of rule sets every game has its own), and
+``allow_rediscard``, which one batch shares, from its ``rules`` (the defaults unless told).
 
 Random choices come from the per-game ``keys`` the environments pass (``act(...,
 keys=...)``, see ``agents.bots.features``), else from the bot's seeded stream.
@@ -44,19 +44,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
-    decision_keys,
     jittered_argmin,
-    key_uniforms,
+    knock_discards_by_row,
     meld_with,
     random_best_deadwood,
 )
-from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
+from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS, N_RANKS
-from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.melds import knock_discards
-from hgin_env.envs.observation import decode_observations
+from hgin_env.engine.keys import key_uniforms
+from hgin_env.envs.observation import DecodedObservation
 
 #: the rank of each card id (0 = ace ... 12 = king)
 _RANK = np.arange(N_CARDS) % N_RANKS
@@ -64,7 +63,7 @@ _RANK = np.arange(N_CARDS) % N_RANKS
 _U_TAKE, _U_DISCARD, _U_CARDS = 0, 1, 2
 
 
-class SimpleBot:
+class SimpleBot(Bot):
     """The classic simple player: best-arrangement pickups, highest-rank discards, knocks at once.
 
     Args:
@@ -74,55 +73,16 @@ class SimpleBot:
     """
 
     name = "simple"
+    version = 2
 
-    def __init__(self, seed: int | None = None, rules: RulesConfig | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.rules = rules or RulesConfig()
-
-    def seed(self, seed: int | None) -> None:
-        """Restart the random stream."""
-        self.rng = np.random.default_rng(seed)
-
-    def act(
-        self,
-        observations: np.ndarray,
-        action_masks: np.ndarray,
-        keys: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Return one legal action per row.
-
-        Args:
-            observations: ``float32[N, OBS_DIM]``.
-            action_masks: ``bool[N, 107]``.
-            keys: optional ``uint64[N]``, one fresh key per game and decision; row i's
-                choice then depends on row i alone.
-
-        Returns:
-            ``int64[N]`` action ids.
-        """
-        masks = np.asarray(action_masks, dtype=bool)
-        obs = decode_observations(observations)
-        n = masks.shape[0]
-        uniforms = key_uniforms(decision_keys(keys, self.rng, n), _U_CARDS + N_CARDS)
-        actions = np.where(masks[:, PASS], PASS, DRAW).astype(np.int64)
-        in_discard = masks[:, :N_CARDS].any(axis=1)
-
-        pick = np.flatnonzero(masks[:, TAKE] & ~in_discard & (obs.top_discard >= 0))
-        if pick.size:
-            take = self._takes(obs.hand[pick], obs.top_discard[pick], uniforms[pick, _U_TAKE])
-            actions[pick[take]] = TAKE
-
-        rows = np.flatnonzero(in_discard)
-        if rows.size:
-            actions[rows] = self._discards(obs, masks, uniforms, rows)
-        return actions
-
-    def _takes(self, hand: np.ndarray, top: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    def _takes(self, obs: DecodedObservation, rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """``bool[P]``: take the top card (it lets it knock, or melds in the best arrangement)."""
+        hand, top = obs.hand[rows], obs.top_discard[rows]
+        uniforms = key_uniforms(keys, 1, offset=_U_TAKE)[:, 0]
         r = np.arange(hand.shape[0])
         with_top = hand.copy()
         with_top[r, top] = True
-        knocks = knock_discards(with_top, self.rules.knock_limit)
+        knocks = self._knock_cards(obs, rows, with_top)
         if not self.rules.allow_rediscard:
             knocks[r, top] = False
         take = np.asarray(knocks.any(axis=1))
@@ -133,17 +93,34 @@ class SimpleBot:
             take[ask] = ~unmelded[np.arange(ask.size), top[ask]]
         return take
 
-    @staticmethod
-    def _discards(obs, masks: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def _knock_cards(
+        self, obs: DecodedObservation, rows: np.ndarray, hands11: np.ndarray
+    ) -> np.ndarray:
+        """``bool[P, 52]``: the discards of an 11-card hand after which it would knock."""
+        return knock_discards_by_row(hands11, obs.knock_limit[rows])
+
+    def _knock_with(
+        self, obs: DecodedObservation, rows: np.ndarray, may_knock: np.ndarray
+    ) -> np.ndarray:
+        """``bool[R, 52]``: the knock discards it would make, of the legal ``may_knock``.
+
+        ``simple`` knocks whenever it may; no card marked means no knock.
+        """
+        return may_knock
+
+    def _discards(
+        self, obs: DecodedObservation, masks: np.ndarray, rows: np.ndarray, keys: np.ndarray
+    ) -> np.ndarray:
         """Actions (a knock or a discard) for the rows in the discard phase."""
-        may_knock = masks[rows, KNOCK : KNOCK + N_CARDS]
+        uniforms = key_uniforms(keys, _U_CARDS + N_CARDS)
+        may_knock = self._knock_with(obs, rows, masks[rows, KNOCK : KNOCK + N_CARDS])
         knock = np.asarray(may_knock.any(axis=1))
         allowed = np.where(knock[:, None], may_knock, masks[rows, :N_CARDS])
-        unmelded = random_best_deadwood(obs.hand[rows], uniforms[rows, _U_DISCARD]) & allowed
+        unmelded = random_best_deadwood(obs.hand[rows], uniforms[:, _U_DISCARD]) & allowed
         # highest rank among the allowed unmelded cards; else the least deadwood left
         has: np.ndarray = np.asarray(unmelded.any(axis=1))[:, None]
         choice = np.where(has, unmelded, allowed)
         value = np.where(has, -_RANK, obs.discard_deadwood[rows]).astype(np.float64)
         scores = np.where(choice, value, NO_CHOICE)
-        card = jittered_argmin(scores, uniforms[rows, _U_CARDS:], 0.5)
+        card = jittered_argmin(scores, uniforms[:, _U_CARDS:], 0.5)
         return np.where(knock, KNOCK + card, card)

@@ -8,11 +8,25 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agents.evaluation.match import PolicyLike, evaluate, policy_name, sub_seed
+from agents.evaluation.match import (
+    MAX_HANDS_PER_SERIES,
+    MatchJob,
+    MatchPlan,
+    PolicyLike,
+    Runner,
+    check_evaluation,
+    local,
+    players,
+    policy_name,
+    policy_version,
+    start_match,
+    summarize,
+)
 from agents.evaluation.results import EvalResult, LeagueResult, Rating, jsonable
 from agents.evaluation.stats import RATING_METHOD, bradley_terry, rating_draws
-from agents.model_policy import load_policy
+from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.keys import SeedStream, sub_seed
 from hgin_env.envs.policy import Policy
 
 
@@ -32,13 +46,13 @@ def league_players(
     )
     if len(items) < 2:
         raise ValueError(f"a league needs at least two players, got {len(items)}")
-    players = [load_policy(spec, seed) for _, spec in items]
+    loaded = [load_policy(spec, seed) for _, spec in items]
     names = [
-        name or policy_name(spec, pol) for pol, (name, spec) in zip(players, items, strict=True)
+        name or policy_name(spec, pol) for pol, (name, spec) in zip(loaded, items, strict=True)
     ]
     if len(set(names)) != len(names):
         raise ValueError(f"league players must have distinct names, got {names}")
-    return names, players
+    return names, loaded
 
 
 def league(
@@ -49,6 +63,7 @@ def league(
     duplicate: bool = False,
     progress: bool = True,
     n_rating_draws: int = 1000,
+    runner: Runner = local,
 ) -> LeagueResult:
     """Round robin: ``evaluate`` every pair once, then matrices and Bradley-Terry ratings.
 
@@ -60,6 +75,8 @@ def league(
         duplicate: duplicate mode for every pair.
         progress: progress bars.
         n_rating_draws: posterior draws for the rating intervals.
+        runner: where the series play (``local``, ``processes(K)``, ``ray(address)``, as
+            for ``evaluate``); every pair is started before any is waited for.
 
     Returns:
         The ``LeagueResult``.
@@ -68,17 +85,29 @@ def league(
         ValueError: fewer than two players or a repeated name; ``PolicyLoadError`` for a
             policy that cannot be loaded (checked before any game is played).
     """
-    names, players = league_players(policies, seed)
-    k = len(names)
+    check_evaluation(n_series, seed)
+    rules = rules or RulesConfig()
+    names, resolved = league_players(policies, seed)
     start = time.perf_counter()
-    pairs: list[EvalResult] = []
-    for i, j in itertools.combinations(range(k), 2):
-        pairs.append(
-            evaluate(
-                players[i], players[j], n_series, seed, rules, duplicate, progress,
-                name_a=names[i], name_b=names[j],
-            )
-        )  # fmt: skip
+    plan = MatchPlan.make(n_series, seed, duplicate)
+    combos = list(itertools.combinations(range(len(names)), 2))
+    with runner.session():
+        waits = [
+            start_match(runner, MatchJob(
+                *players(resolved[i], resolved[j], seed), plan, rules, MAX_HANDS_PER_SERIES,
+                (names[i], names[j]), seed,
+            ), progress)
+            for i, j in combos
+        ]  # fmt: skip
+        played = [wait() for wait in waits]
+    pairs = [
+        summarize(
+            tally, name_a=names[i], name_b=names[j], seed=seed, duplicate=duplicate,
+            rules=rules, deal_sequences=n_series, seconds=seconds, steps=steps,
+            version_a=policy_version(resolved[i]), version_b=policy_version(resolved[j]),
+        )
+        for (i, j), (tally, steps, seconds) in zip(combos, played, strict=True)
+    ]  # fmt: skip
     return summarize_league(names, pairs, n_series, seed, duplicate, n_rating_draws, start)
 
 
@@ -106,7 +135,7 @@ def summarize_league(
         matrices["points"][j][i] = -res.points_per_hand
         wins[i, j], wins[j, i] = res.series_won, res.series_lost
     rating = bradley_terry(wins)
-    draws = rating_draws(wins, n_rating_draws, sub_seed(seed, 3))
+    draws = rating_draws(wins, n_rating_draws, sub_seed(seed, SeedStream.RATINGS))
     low, high = np.percentile(draws, [2.5, 97.5], axis=0)
     ratings = [Rating(names[i], float(rating[i]), float(low[i]), float(high[i])) for i in range(k)]
     gaps = draws[:, :, None] - draws[:, None, :]  # [D, K, K]: row minus column

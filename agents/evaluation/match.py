@@ -21,30 +21,33 @@ is abandoned: it counts as unfinished, won by neither player.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from agents.bots.registry import exact_bot_name
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clustered_rate_interval, mean_interval
 from agents.evaluation.tally import MatchTally
-from agents.model_policy import load_policy
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
+from agents.policies.model import load_policy
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import hash_stream
+from hgin_env.engine.keys import Salt, SeedStream, hash_stream, series_seeds, sub_seed
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
-from hgin_env.envs.policy import Policy, accepts_keys
+from hgin_env.envs.policy import Policy, RandomPolicy, accepts_keys
 
 #: by default a series is abandoned (counted unfinished) after this many hands, so that
 #: policies that never knock cannot stall an evaluation
 MAX_HANDS_PER_SERIES = 1000
 #: salts of the per-series decision keys of A and B
-KEY_SALTS = (201, 202)
+KEY_SALTS = (Salt.EVAL_A, Salt.EVAL_B)
 
 PolicyLike = str | Policy
 
@@ -68,7 +71,7 @@ class MatchPlan:
     @classmethod
     def make(cls, n_series: int, seed: int, duplicate: bool = False) -> MatchPlan:
         """The plan of ``evaluate(..., n_series, seed, duplicate)``."""
-        seeds = np.random.SeedSequence([seed, 0]).generate_state(n_series, np.uint64)
+        seeds = series_seeds(seed, n_series)
         a_seat, first_dealer, cluster = seating(n_series, duplicate)
         return cls(seeds[cluster], a_seat, first_dealer, cluster)
 
@@ -83,11 +86,43 @@ class MatchPlan:
         )
 
 
+def shard_bounds(n: int, shards: int) -> list[tuple[int, int]]:
+    """``shards`` contiguous ``(start, stop)`` ranges covering ``0..n``, the first ones larger.
+
+    The one split of a plan, for worker processes and Ray tasks alike (sizes differ by at
+    most one; never more shards than series).
+
+    >>> shard_bounds(5, 2)
+    [(0, 3), (3, 5)]
+    """
+    k = max(1, min(shards, n))
+    edges = np.cumsum([0] + [n // k + (i < n % k) for i in range(k)])
+    return [(int(lo), int(hi)) for lo, hi in itertools.pairwise(edges)]
+
+
 def policy_name(spec: PolicyLike, policy: Policy) -> str:
     """A display name: the spec string, else the policy's ``name``, else its class name."""
     if isinstance(spec, str):
         return spec
     return str(getattr(policy, "name", type(policy).__name__))
+
+
+def policy_version(spec: PolicyLike) -> str | None:
+    """The exact version of a player, or None for one without (a trained model).
+
+    A bot's versioned name with its options (``simple@2``, ``patient@1:knock_turns=4``;
+    ``Bot.spec``), from a policy object or from a bot name, which is not loaded for it;
+    ``name@version`` for another policy that has both attributes (``random@1``).
+    """
+    if isinstance(spec, str):
+        if spec == RandomPolicy.name:
+            return policy_version(RandomPolicy())
+        return exact_bot_name(spec)
+    exact = getattr(spec, "spec", None)
+    if isinstance(exact, str):
+        return exact
+    name, version = getattr(spec, "name", None), getattr(spec, "version", None)
+    return f"{name}@{version}" if name is not None and version is not None else None
 
 
 def seating(n_series: int, duplicate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -113,11 +148,6 @@ def seating(n_series: int, duplicate: bool = False) -> tuple[np.ndarray, np.ndar
     return a_seat, first_dealer, deal
 
 
-def sub_seed(seed: int, stream: int) -> int:
-    """A 63-bit seed derived from ``(seed, stream)``."""
-    return int(np.random.SeedSequence([seed, stream]).generate_state(1, np.uint64)[0] >> 1)
-
-
 def prepare(spec: PolicyLike, seed: int) -> Policy:
     """Resolve a spec, and restart a policy object's random stream when it has one."""
     policy = load_policy(spec, seed)
@@ -135,9 +165,19 @@ def check_evaluation(n_series: int, seed: int) -> None:
         raise ValueError(f"seed must be >= 0, got {seed}")
 
 
+def check_transcript(recorder: TranscriptRecorder | None, bounds: list[tuple[int, int]]) -> None:
+    """Raise ``ValueError`` unless the first part of a split plan holds the recorded series."""
+    if recorder is not None and recorder.hands > bounds[0][1]:
+        raise ValueError(
+            f"a transcript of {recorder.hands} hands needs that many series in the first "
+            f"part ({bounds[0][1]} series): use fewer hands or fewer parts"
+        )
+
+
 def players(policy_a: PolicyLike, policy_b: PolicyLike, seed: int) -> tuple[Policy, Policy]:
     """A's and B's policies for an evaluation seeded ``seed`` (each with its own stream)."""
-    return prepare(policy_a, sub_seed(seed, 1)), prepare(policy_b, sub_seed(seed, 2))
+    a = prepare(policy_a, sub_seed(seed, SeedStream.POLICY_A))
+    return a, prepare(policy_b, sub_seed(seed, SeedStream.POLICY_B))
 
 
 def play_series(
@@ -171,7 +211,8 @@ def play_series(
     series = SeriesEngine(n, rules or RulesConfig(), seed=plan.deal_seeds)
     series.reset(first_dealers=plan.first_dealer)
     if recorder is not None:
-        recorder.begin(series, names, plan.a_seat, {"seed": seed})
+        versions = (policy_version(a), policy_version(b))
+        recorder.begin(series, names, plan.a_seat, {"seed": seed}, versions)
     tally = MatchTally.zeros(plan.a_seat, plan.cluster)
     sides = [
         (a, accepts_keys(a), np.zeros(n, np.int64)),
@@ -224,7 +265,7 @@ def summarize(tally: MatchTally, **info: Any) -> EvalResult:
         tally: the per-series counts (of one process, or concatenated shards).
         **info: the ``EvalResult`` fields the tally does not hold: ``name_a``, ``name_b``,
             ``seed``, ``duplicate``, ``rules`` (a ``RulesConfig``), ``deal_sequences``,
-            ``seconds`` and ``steps``.
+            ``seconds`` and ``steps``, and optionally ``version_a``, ``version_b``.
     """
     t = tally
     n = t.n
@@ -268,6 +309,81 @@ def summarize(tally: MatchTally, **info: Any) -> EvalResult:
     )
 
 
+@dataclass
+class MatchJob:
+    """One match for a runner: the resolved players, the plan and how to play it."""
+
+    a: Policy
+    b: Policy
+    plan: MatchPlan
+    rules: RulesConfig
+    max_hands_per_series: int
+    names: tuple[str, str]
+    seed: int
+    recorder: TranscriptRecorder | None = None
+
+
+#: what a runner hands back for a job: the raw tally, the batched steps, the seconds
+Played = tuple[MatchTally, int, float]
+
+
+class Runner(Protocol):
+    """Where a match's series are played: ``local``, ``processes(K)`` or ``ray(address)``.
+
+    Every runner plays the same ``MatchPlan`` (in contiguous parts of ``shard_bounds``
+    when it splits it) and returns the raw tally in plan order, so the result is the same
+    whichever runs it (``agents.evaluation.match`` explains why).
+    """
+
+    #: whether ``on_finished`` is called as series end (else no progress bar is shown)
+    reports_progress: bool
+
+    def session(self) -> contextlib.AbstractContextManager[object]:
+        """The context the runner's matches play in (a Ray cluster, or nothing)."""
+        ...
+
+    def start(self, job: MatchJob, on_finished: Callable[[int], object]) -> Callable[[], Played]:
+        """Start playing ``job``; the returned call waits for it and gives what was played."""
+        ...
+
+
+class LocalRunner:
+    """All series in this process, in one batch (the default runner)."""
+
+    reports_progress = True
+
+    def session(self) -> contextlib.AbstractContextManager[object]:
+        """Nothing to start."""
+        return contextlib.nullcontext()
+
+    def start(self, job: MatchJob, on_finished: Callable[[int], object]) -> Callable[[], Played]:
+        """Play the job now."""
+        start = time.perf_counter()
+        tally, steps = play_series(
+            job.a, job.b, job.plan, job.rules, job.max_hands_per_series, on_finished,
+            job.recorder, job.names, job.seed,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        return lambda: (tally, steps, seconds)
+
+
+#: the runner that plays everything in this process
+local = LocalRunner()
+
+
+@contextlib.contextmanager
+def _bar(total: int, shown: bool, names: tuple[str, str]) -> Iterator[Callable[[int], object]]:
+    """A progress bar of finished series (shown only when asked and the runner reports)."""
+    with tqdm(total=total, disable=not shown, unit="series", desc=" vs ".join(names)) as bar:
+        yield bar.update
+
+
+def start_match(runner: Runner, job: MatchJob, progress: bool = True) -> Callable[[], Played]:
+    """Hand one match to ``runner`` (with its progress bar); call the result to wait for it."""
+    with _bar(len(job.plan), progress and runner.reports_progress, job.names) as on_finished:
+        return runner.start(job, on_finished)
+
+
 def evaluate(
     policy_a: PolicyLike,
     policy_b: PolicyLike,
@@ -280,8 +396,9 @@ def evaluate(
     name_a: str | None = None,
     name_b: str | None = None,
     recorder: TranscriptRecorder | None = None,
+    runner: Runner = local,
 ) -> EvalResult:
-    """Play full Hollywood series of A against B, all at once, and summarise them.
+    """Play full Hollywood series of A against B and summarise them.
 
     Args:
         policy_a: a policy, a bot name or a model path (see ``agents.load_policy``).
@@ -295,30 +412,33 @@ def evaluate(
         max_hands_per_series: abandon a series after this many hands (counted unfinished).
         name_a: display name of A (default from the spec).
         name_b: display name of B.
-        recorder: an optional ``agents.transcript.TranscriptRecorder`` that keeps the
-            first hand of a few series (nothing is recorded when None).
+        recorder: an optional ``agents.evaluation.transcript.TranscriptRecorder`` that keeps the
+            first hand of a few series (nothing is recorded when None); when the runner
+            splits the plan, its first part records (it must hold the recorded series).
+        runner: where the series play: ``local`` (this process, one batch; the default),
+            ``processes(K)`` (K worker processes) or ``ray(address)`` (a Ray cluster);
+            every runner gives the same result, timing apart.
 
     Returns:
         The ``EvalResult``.
 
     Raises:
-        ValueError: ``n_series < 1`` or a bad seed; ``PolicyLoadError`` (a ``ValueError``)
-            for a policy that cannot be loaded.
+        ValueError: ``n_series < 1``, a bad seed, or a transcript longer than the first
+            part of a split plan; ``PolicyLoadError`` (a ``ValueError``) for a policy that
+            cannot be loaded.
+        EnvWorkerError: a worker process of ``processes(K)`` that died.
     """
     check_evaluation(n_series, seed)
     rules = rules or RulesConfig()
     a, b = players(policy_a, policy_b, seed)
-    name_a = name_a or policy_name(policy_a, a)
-    name_b = name_b or policy_name(policy_b, b)
-    start = time.perf_counter()
+    names = (name_a or policy_name(policy_a, a), name_b or policy_name(policy_b, b))
     plan = MatchPlan.make(n_series, seed, duplicate)
-    with tqdm(
-        total=len(plan), disable=not progress, unit="series", desc=f"{name_a} vs {name_b}"
-    ) as bar:
-        tally, steps = play_series(
-            a, b, plan, rules, max_hands_per_series, bar.update, recorder, (name_a, name_b), seed
-        )
+    with runner.session():
+        job = MatchJob(a, b, plan, rules, max_hands_per_series, names, seed, recorder)
+        wait = start_match(runner, job, progress)
+        tally, steps, seconds = wait()
     return summarize(
-        tally, name_a=name_a, name_b=name_b, seed=seed, duplicate=duplicate, rules=rules,
-        deal_sequences=n_series, seconds=time.perf_counter() - start, steps=steps,
+        tally, name_a=names[0], name_b=names[1], seed=seed, duplicate=duplicate, rules=rules,
+        deal_sequences=n_series, seconds=seconds, steps=steps,
+        version_a=policy_version(a), version_b=policy_version(b),
     )  # fmt: skip

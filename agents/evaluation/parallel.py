@@ -1,21 +1,22 @@
-"""Evaluations split across worker processes, giving the table of one process.
+"""The ``processes(K)`` runner: a match's series split across K worker processes.
 
-``evaluate_parallel(A, B, n_series, seed, workers=K)`` plans the series exactly as
-``agents.evaluation.evaluate`` does (``MatchPlan``: seeds, seats, first dealers), plays
-K contiguous parts of the plan in K worker processes (each resolves its own players:
-names and model paths are loaded in the worker, policy objects are pickled to it),
-concatenates the parts' raw per-series tallies in plan order and summarises them once.
-So every count, rate and interval equals the one-process result (the timing apart)
-whenever the players decide each series alone: keyed policies, which draw from per-series
-keys, and deterministic ones (see ``agents.evaluation.match``).
+``evaluate(A, B, n_series, seed, runner=processes(K))`` plans the series exactly as in
+one process (``MatchPlan``: seeds, seats, first dealers), plays the K contiguous parts of
+``shard_bounds`` in K worker processes (the resolved players are pickled to them: a
+model pickles as its file, loaded again there), concatenates the parts' raw per-series
+tallies in plan order and summarises them once. So every count, rate and interval equals
+the one-process result (the timing apart) whenever the players decide each series alone:
+keyed policies, which draw from per-series keys, and deterministic ones (see
+``agents.evaluation.match``).
 
 The workers are the env workers' kind of process (``hgin_env.envs.workers``: forkserver,
 one thread each, dead with their parent). A worker that dies raises ``EnvWorkerError``
-naming it; a worker's error (a policy that cannot be loaded) is raised as it was.
+naming it; a worker's error is raised as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -23,114 +24,62 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-from tqdm.auto import tqdm
-
 from agents.evaluation.match import (
-    MAX_HANDS_PER_SERIES,
+    LocalRunner,
+    MatchJob,
     MatchPlan,
-    PolicyLike,
-    check_evaluation,
-    evaluate,
+    Played,
+    check_transcript,
     play_series,
-    players,
-    policy_name,
-    summarize,
+    shard_bounds,
 )
-from agents.evaluation.results import EvalResult
 from agents.evaluation.tally import MatchTally
-from agents.transcript import TranscriptRecorder
+from agents.evaluation.transcript import TranscriptRecorder
 from hgin_env.engine.config import RulesConfig
+from hgin_env.envs.policy import Policy
 from hgin_env.envs.workers import CLOSE_TIMEOUT, EnvWorkerError, die_with_parent, worker_context
 
 
-def shard_bounds(n: int, workers: int) -> list[tuple[int, int]]:
-    """``workers`` contiguous ``[lo, hi)`` parts of ``n`` series, sizes within one."""
-    edges = np.linspace(0, n, min(workers, n) + 1).round().astype(int)
-    return [(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
+class ProcessRunner:
+    """Play each match in ``workers`` processes (see the module docstring)."""
+
+    reports_progress = True
+
+    def __init__(self, workers: int) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        self.workers = workers
+
+    def session(self) -> contextlib.AbstractContextManager[object]:
+        """Nothing to start: each match starts its own processes."""
+        return contextlib.nullcontext()
+
+    def start(self, job: MatchJob, on_finished: Callable[[int], object]) -> Callable[[], Played]:
+        """Play the job now, in the worker processes; ``seconds`` is the longest part's."""
+        if self.workers == 1:
+            return LocalRunner().start(job, on_finished)
+        bounds = shard_bounds(len(job.plan), self.workers)
+        check_transcript(job.recorder, bounds)
+        jobs = [
+            (job.a, job.b, job.seed, job.plan.shard(lo, hi), job.rules,
+             job.max_hands_per_series, job.names, job.recorder if k == 0 else None)
+            for k, (lo, hi) in enumerate(bounds)
+        ]  # fmt: skip
+        parts, seconds, recorded = _run(jobs, on_finished)
+        if job.recorder is not None:
+            job.recorder.__dict__.update(recorded.__dict__)
+        # the series step in lock step, so one batch of them all takes the longest part's steps
+        steps = max(part_steps for _, part_steps in parts)
+        tally = MatchTally.concat([tally for tally, _ in parts])
+        return lambda: (tally, steps, seconds)
 
 
-def evaluate_parallel(
-    policy_a: PolicyLike,
-    policy_b: PolicyLike,
-    n_series: int,
-    seed: int = 0,
-    rules: RulesConfig | None = None,
-    duplicate: bool = False,
-    progress: bool = True,
-    max_hands_per_series: int = MAX_HANDS_PER_SERIES,
-    name_a: str | None = None,
-    name_b: str | None = None,
-    recorder: TranscriptRecorder | None = None,
-    workers: int = 1,
-) -> EvalResult:
-    """``agents.evaluation.evaluate`` played in ``workers`` processes (see the module docstring).
-
-    Args:
-        policy_a: a policy, a bot name or a model path.
-        policy_b: the opponent, same forms.
-        n_series: deal sequences to play.
-        seed: the evaluation seed.
-        rules: rules options.
-        duplicate: also play every deal sequence with the seats swapped.
-        progress: show a progress bar of finished series.
-        max_hands_per_series: abandon a series after this many hands.
-        name_a: display name of A.
-        name_b: display name of B.
-        recorder: a ``TranscriptRecorder``; the first worker records (its part must hold
-            the recorded series).
-        workers: processes (1: ``evaluate`` in this process).
-
-    Returns:
-        The ``EvalResult``; ``seconds`` is the longest worker's playing time.
-
-    Raises:
-        ValueError: bad arguments; ``PolicyLoadError`` for a policy a worker cannot load.
-        EnvWorkerError: a worker process that died.
-    """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    if workers == 1:
-        return evaluate(
-            policy_a, policy_b, n_series, seed, rules, duplicate, progress,
-            max_hands_per_series, name_a, name_b, recorder,
-        )  # fmt: skip
-    check_evaluation(n_series, seed)
-    rules = rules or RulesConfig()
-    name_a = name_a or _spec_name(policy_a)
-    name_b = name_b or _spec_name(policy_b)
-    plan = MatchPlan.make(n_series, seed, duplicate)
-    bounds = shard_bounds(len(plan), workers)
-    if recorder is not None and recorder.hands > bounds[0][1]:
-        raise ValueError(
-            f"a transcript of {recorder.hands} hands needs that many series in the first "
-            f"worker's part ({bounds[0][1]} series): use fewer hands or fewer workers"
-        )
-    jobs = [
-        (policy_a, policy_b, seed, plan.shard(lo, hi), rules, max_hands_per_series,
-         (name_a, name_b), recorder if k == 0 else None)
-        for k, (lo, hi) in enumerate(bounds)
-    ]  # fmt: skip
-    with tqdm(
-        total=len(plan), disable=not progress, unit="series", desc=f"{name_a} vs {name_b}"
-    ) as bar:
-        parts, seconds, recorded = _run(jobs, bar.update)
-    if recorder is not None:
-        recorder.__dict__.update(recorded.__dict__)
-    # the series step in lock step, so one batch of them all takes the longest part's steps
-    steps = max(part_steps for _, part_steps in parts)
-    return summarize(
-        MatchTally.concat([tally for tally, _ in parts]), name_a=name_a, name_b=name_b,
-        seed=seed, duplicate=duplicate, rules=rules, deal_sequences=n_series,
-        seconds=seconds, steps=steps,
-    )  # fmt: skip
-
-
-def _spec_name(spec: PolicyLike) -> str:
-    """``policy_name`` of a player before it is resolved: a string spec is its own name."""
-    return spec if isinstance(spec, str) else policy_name(spec, spec)
+def processes(workers: int) -> ProcessRunner:
+    """The runner that plays each match in ``workers`` processes (1: in this one)."""
+    return ProcessRunner(workers)
 
 
 def _run(jobs: list[tuple], on_finished: Any) -> tuple[list[tuple[MatchTally, int]], float, Any]:
@@ -195,8 +144,8 @@ def _error(k: int, pid: int, exc: BaseException | None, text: str) -> BaseExcept
 def _worker(
     k: int,
     messages: Any,
-    policy_a: PolicyLike,
-    policy_b: PolicyLike,
+    a: Policy,
+    b: Policy,
     seed: int,
     plan: MatchPlan,
     rules: RulesConfig,
@@ -204,13 +153,12 @@ def _worker(
     names: tuple[str, str],
     recorder: TranscriptRecorder | None,
 ) -> None:
-    """One worker: load the players, play its part of the plan, send the raw tally."""
+    """One worker: play its part of the plan, send the raw tally."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     try:
-        a, b = players(policy_a, policy_b, seed)
         if "torch" in sys.modules:  # a model player: one torch thread per worker
             sys.modules["torch"].set_num_threads(1)
         start = time.perf_counter()

@@ -75,6 +75,9 @@ class EvalResult:
         seconds: wall-clock time of the evaluation.
         series_per_second: ``n_series / seconds``.
         steps: batched engine steps.
+        version_a: A's exact version (a bot's ``spec``: ``simple@2``,
+            ``patient@1:knock_turns=4``), None for a policy without one (a trained model).
+        version_b: B's exact version.
     """
 
     name_a: str
@@ -106,6 +109,8 @@ class EvalResult:
     seconds: float
     series_per_second: float
     steps: int
+    version_a: str | None = None
+    version_b: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict (intervals as two-element lists)."""
@@ -171,6 +176,8 @@ class LeagueResult:
         """Return a JSON-ready dict."""
         out = jsonable(dataclasses.asdict(self))
         out["pairs"] = [p.to_dict() for p in self.pairs]
+        # every pair of a league plays under the same rules
+        out["rules"] = out["pairs"][0]["rules"] if out["pairs"] else None
         return out
 
 

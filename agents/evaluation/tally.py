@@ -1,7 +1,7 @@
 """One tally for every evaluation: raw per-series (or per-game) counts, from A's side.
 
 ``evaluate`` (full Hollywood series) and the trainer's single-hand evaluation
-(``agents.training.hand_eval``) both count finished hands with ``MatchTally.add_hands``,
+(``agents.evaluation.hand_eval``) both count finished hands with ``MatchTally.add_hands``,
 so each metric has the one definition below. The counts are raw integers per series, so
 tallies of disjoint shards of an evaluation (worker processes, Ray tasks) concatenate
 into exactly the tally of one process (``MatchTally.concat``) and summarise to the same

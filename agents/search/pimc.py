@@ -18,9 +18,11 @@ it is more than ``z`` standard errors (the worlds are few and a hand's points no
 Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
 decides the same alone, in a batch or in a worker process.
 
-Spec: ``pimc`` or ``pimc:worlds=64,rollout=simple,objective=series`` plus any of the
-rules options the rollouts must play under (``undercut_bonus=25``, ...), since the
-observation does not carry the rules. Every value is checked before any work.
+Spec: ``pimc`` or ``pimc:worlds=64,rollout=simple,objective=series``, plus rules options
+(``undercut_bonus=25``, ...). The rollouts play each game's hand rules (knock limit, gin,
+undercut and big-gin bonuses) as its observation's rules block gives them (in a mix every
+game has its own; ``rule_groups``), so a rules option in the spec matters only for the
+options the observation does not carry. Every value is checked before any work.
 """
 
 from __future__ import annotations
@@ -43,18 +45,17 @@ from agents.search.worlds import (
 from hgin_env.engine.actions import KNOCK, N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, HandState, hash_stream
+from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import decode_observations, encode_observations
-from hgin_env.envs.policy import Policy, accepts_keys
+from hgin_env.envs.policy import Policy, PolicyLoadError, accepts_keys
 
 #: the family name the registry knows
 NAME = "pimc"
 OBJECTIVES = ("series", "points")
 #: most worlds per decision
 MAX_WORLDS = 4096
-#: salt of the rollout policy's keys
-ROLLOUT_SALT = 0x0C0FFEE
 #: the rollout engine drops its finished rows when fewer than this share is live
 COMPACT_BELOW = 0.5
 #: the rules options a spec may set (those the rollouts and the value table use)
@@ -208,7 +209,7 @@ def check_rollout(name: str) -> None:
 
     A model file that exists but cannot be loaded is refused when the search is built.
     """
-    from agents.model_policy import policy_problem
+    from agents.policies.model import policy_problem
 
     if name.split(":")[0] == NAME:
         raise ValueError("pimc parameter rollout cannot be a pimc search")
@@ -220,7 +221,7 @@ def check_rollout(name: str) -> None:
 def make_rollout(params: PimcParams, seed: int | None) -> Policy:
     """The rollout policy of ``params`` (the simple bot gets the search's rules)."""
     from agents.bots import SimpleBot
-    from agents.model_policy import load_policy
+    from agents.policies.model import load_policy
 
     if params.rollout == "simple":
         return SimpleBot(seed, rules=params.rules)
@@ -270,9 +271,28 @@ class PimcPolicy:
         actions = prior.copy()
         cands = candidates(observations, masks, prior, self.params.top)
         todo = np.flatnonzero(cands.sum(axis=1) > 1)
+        obs = np.asarray(observations)
+        for rows, rules in rule_groups(obs, todo, self.params.rules):
+            actions[rows] = self._choose(
+                obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules
+            )
+        return actions
+
+    def _choose(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        cands: np.ndarray,
+        keys: np.ndarray,
+        prior: np.ndarray,
+        rules: RulesConfig,
+    ) -> np.ndarray:
+        """int64[G]: the chosen action of G games that play under ``rules``."""
+        actions = prior.copy()
+        todo = np.arange(prior.size)
         if todo.size:
-            seen = seen_position(np.asarray(observations)[todo], masks[todo], self.params.rules)
-            values, gain, error = self.candidate_values(seen, cands[todo], keys[todo], prior[todo])
+            seen = seen_position(obs, masks, rules)
+            values, gain, error = self.candidate_values(seen, cands, keys, prior, rules)
             # leave the rollout policy's choice only for a candidate clearly better than it
             clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
@@ -285,7 +305,12 @@ class PimcPolicy:
         return actions
 
     def candidate_values(
-        self, seen: SeenPosition, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
+        self,
+        seen: SeenPosition,
+        masks: np.ndarray,
+        keys: np.ndarray,
+        prior: np.ndarray,
+        rules: RulesConfig | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each candidate's mean value over the worlds, and its gain over the prior's choice.
 
@@ -295,6 +320,7 @@ class PimcPolicy:
                 ``prior`` among them.
             keys: uint64[G], the games' decision keys.
             prior: int[G], the rollout policy's choice in each game.
+            rules: the rules the G games play under (default the spec's).
 
         Returns:
             ``(values, gain, error)``, float64[G, 107] each (-inf / 0 / inf where not a
@@ -312,7 +338,7 @@ class PimcPolicy:
         first = np.repeat(cand, w)
         rollout_keys = wkeys.reshape(-1)[world_row]
         sheets = self._sheets(seen.sheets, np.repeat(game, w))
-        winner, points = self._play_out(state, first, rollout_keys, sheets)
+        winner, points = self._play_out(state, first, rollout_keys, sheets, rules)
         value = self._values(seen.sheets, np.repeat(game, w), winner, points)
         per_world = value.reshape(-1, w)  # [E, W]
         weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
@@ -349,13 +375,14 @@ class PimcPolicy:
         first: np.ndarray,
         keys: np.ndarray,
         sheets: ScoreSheets | None,
+        rules: RulesConfig | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``first`` then the rollout policy to the end of every row's hand.
+        """Play ``first`` then the rollout policy to the end of every row's hand (``rules``).
 
         Returns:
             ``(winner, points)``: int64[R] the seat that scored (-1: none), and its points.
         """
-        rules = self.params.rules
+        rules = rules or self.params.rules
         total = first.size
         engine = GinEngine.from_state(state, rules)
         engine.step(first)
@@ -383,7 +410,7 @@ class PimcPolicy:
             seats = engine.current_player[live]
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
-            step_keys = hash_stream(keys[live], moves[live], ROLLOUT_SALT)
+            step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
             actions[live] = self._call_rollout(obs, masks, step_keys)
             moves[live] += 1
             engine.step(actions)
@@ -416,6 +443,30 @@ def _weighted_stats(
     mean_diff = (w * d).sum(axis=1)
     spread = np.sqrt((w * (d - mean_diff[:, None]) ** 2).sum(axis=1))
     return (w * per_world[:, part]).sum(axis=1), mean_diff, spread / np.sqrt(effective)
+
+
+def rule_groups(
+    obs: np.ndarray, rows: np.ndarray, base: RulesConfig
+) -> list[tuple[np.ndarray, RulesConfig]]:
+    """``rows`` grouped by the hand rules their observations carry, each with its rules.
+
+    The observation's rules block gives each game's knock limit and bonuses (in a mix of
+    rule sets every game has its own); the other options come from ``base`` (the spec's).
+    """
+    if rows.size == 0:
+        return []
+    d = decode_observations(obs[rows])
+    big = np.where(d.big_gin, d.big_gin_bonus, -1)
+    table = np.stack([d.knock_limit, d.gin_bonus, d.undercut_bonus, big], axis=1)
+    kinds, which = np.unique(table, axis=0, return_inverse=True)
+    groups = []
+    for k, (limit, gin, undercut, big_bonus) in enumerate(kinds.tolist()):
+        rules = dataclasses.replace(
+            base, knock_limit=limit, gin_bonus=gin, undercut_bonus=undercut,
+            big_gin_bonus=None if big_bonus < 0 else big_bonus,
+        )  # fmt: skip
+        groups.append((rows[which.reshape(-1) == k], rules))
+    return groups
 
 
 def candidates(
@@ -453,8 +504,36 @@ def sheet_rows(sheets: ScoreSheets, rows: np.ndarray) -> ScoreSheets:
 
 
 def make_pimc(params: str, seed: int | None) -> PimcPolicy:
-    """The registry's factory: ``pimc:PARAMS`` -> a ``PimcPolicy``."""
+    """``pimc:PARAMS`` -> a ``PimcPolicy`` (``params``: the text after ``pimc:``)."""
     return PimcPolicy(parse_params(params), seed)
+
+
+class SearchSource:
+    """``pimc`` and ``pimc:PARAMS`` as a ``PolicySource`` of the environments' registry."""
+
+    def names(self) -> list[str]:
+        """The plain name (each also takes ``:PARAMS``)."""
+        return ["pimc"]
+
+    def load(self, spec: str, seed: int | None) -> PimcPolicy | None:
+        """The search ``spec`` names; None when ``spec`` is not ``pimc[:PARAMS]``.
+
+        Raises:
+            PolicyLoadError: a bad parameter (named in the message).
+        """
+        name, _, params = spec.partition(":")
+        if name != "pimc":
+            return None
+        try:
+            return make_pimc(params, seed)
+        except PolicyLoadError:
+            raise
+        except ValueError as exc:
+            raise PolicyLoadError(str(exc)) from None
+
+
+#: the registry's source of search names (entry point ``__search__``)
+SEARCH_SOURCE = SearchSource()
 
 
 def with_rules(params: PimcParams, rules: RulesConfig) -> PimcParams:

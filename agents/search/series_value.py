@@ -168,8 +168,9 @@ def measure_hand_outcomes(policy: str, hands: int, seed: int) -> dict[int, dict[
 
     How ``HAND_OUTCOMES`` was measured (``policy="expert"``, 6000 hands, seed 424242).
     """
-    from agents.model_policy import load_policy
-    from hgin_env.engine.game import GinEngine, Outcome, hash_stream
+    from agents.policies.model import load_policy
+    from hgin_env.engine.game import GinEngine, Outcome
+    from hgin_env.engine.keys import Salt, hash_stream
     from hgin_env.envs.observation import encode_observations
 
     bot = load_policy(policy, seed)
@@ -180,7 +181,7 @@ def measure_hand_outcomes(policy: str, hands: int, seed: int) -> dict[int, dict[
     while not engine.all_over:
         live = np.flatnonzero(~engine.over)
         obs = encode_observations(engine, engine.current_player[live], None, live)
-        keys = hash_stream(engine.seeds[live], moves[live], 7)
+        keys = hash_stream(engine.seeds[live], moves[live], Salt.SERIES_VALUE_MODEL)
         actions[live] = bot.act(obs, engine.legal_action_mask()[live], keys=keys)  # type: ignore[call-arg]
         moves[live] += 1
         engine.step(actions)

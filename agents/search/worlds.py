@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.bots.features import key_uniforms
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import HAND_SIZE, HandState, Phase, mix64
+from hgin_env.engine.game import HAND_SIZE, HandState, Phase
 from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
+from hgin_env.engine.keys import Salt, key_uniforms, spread_keys
 from hgin_env.engine.position import position_state
 from hgin_env.envs.observation import (
     OBS_DIM,
@@ -38,11 +38,6 @@ from hgin_env.envs.observation import (
     decode_observations,
     plain_observations,
 )
-
-#: SplitMix64's increment, for the per-world keys
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-#: salt of the world keys (its rollouts' keys use other salts)
-WORLD_SALT = 0x5EA4C11
 
 
 @dataclass
@@ -147,9 +142,7 @@ def seen_sheets(observations: np.ndarray, rules: RulesConfig) -> ScoreSheets | N
 
 def world_keys(keys: np.ndarray, worlds: int) -> np.ndarray:
     """uint64[N, W]: the key of world w of game i, from ``keys[i]`` and ``w`` alone."""
-    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1) ^ np.uint64(WORLD_SALT)
-    with np.errstate(over="ignore"):
-        return mix64(k + (np.arange(1, worlds + 1, dtype=np.uint64) * _GOLDEN)[None, :])
+    return spread_keys(keys, worlds, Salt.SEARCH_WORLDS)
 
 
 def sample_worlds(seen: SeenPosition, keys: np.ndarray) -> HandState:

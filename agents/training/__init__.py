@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agents.training.checkpoint import CheckpointError
 from agents.training.config import TrainConfig, build_config, load_config
 from agents.training.schema import ConfigError
@@ -13,7 +15,7 @@ from agents.training.schema import ConfigError
 __all__ = ["CheckpointError", "ConfigError", "TrainConfig", "build_config", "load_config", "train"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """Import the runner (torch, SB3) only when ``train`` is used."""
     if name in ("train", "TrainResult"):
         from agents.training import runner

@@ -33,8 +33,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
 from agents.evaluation import evaluate
-from agents.model_policy import load_policy
-from agents.torch_policy import TorchPolicy
+from agents.evaluation.hand_eval import evaluate_hands
+from agents.policies.model import load_policy
+from agents.policies.torch_policy import TorchPolicy
 from agents.training.checkpoint import (
     TrainState,
     prune_pool_files,
@@ -43,7 +44,6 @@ from agents.training.checkpoint import (
 )
 from agents.training.config import EvalConfig, TrainConfig
 from agents.training.eval_record import EvalRecord
-from agents.training.hand_eval import evaluate_hands
 from agents.training.opponents import TrainingOpponents
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome

@@ -51,11 +51,20 @@ from torch import nn
 
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT, PRIVILEGED_DIM, PRIVILEGED_LAYOUT
+from hgin_env.envs.observation import (
+    OBS_DIM,
+    OBS_DIMS,
+    OBS_LAYOUT,
+    PRIVILEGED_DIM,
+    PRIVILEGED_LAYOUT,
+    layout_version,
+)
 
-#: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood)
-CONTEXT = slice(OBS_LAYOUT["deadwood"].start, OBS_DIM)
-N_CONTEXT = OBS_DIM - OBS_LAYOUT["deadwood"].start
+#: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood,
+#: then the rules blocks); a network of observation layout 1 has no rules blocks
+CONTEXT_START = OBS_LAYOUT["deadwood"].start
+CONTEXT = slice(CONTEXT_START, OBS_DIM)
+N_CONTEXT = OBS_DIM - CONTEXT_START
 # the logits are laid out in id order: discards, knocks, then draw, take, pass
 if (DRAW, TAKE, PASS) != (KNOCK + N_CARDS, KNOCK + N_CARDS + 1, KNOCK + N_CARDS + 2):
     raise ImportError("action ids moved: DRAW, TAKE, PASS must follow the knock ids")
@@ -145,13 +154,24 @@ def card_planes(obs: torch.Tensor) -> torch.Tensor:
 N_PRIVILEGED_PLANES = 3
 
 
-def privileged_planes(obs: torch.Tensor) -> torch.Tensor:
-    """The ``[B, N_PRIVILEGED_PLANES, 4, 13]`` hidden-information planes of ``obs``."""
+def privileged_planes(obs: torch.Tensor, obs_dim: int = OBS_DIM) -> torch.Tensor:
+    """The ``[B, N_PRIVILEGED_PLANES, 4, 13]`` hidden-information planes of ``obs``.
+
+    ``obs_dim``: where the privileged block starts (the network's observation layout).
+    """
     P = PRIVILEGED_LAYOUT
-    hidden = obs[:, OBS_DIM:]
+    hidden = obs[:, obs_dim:]
     opp_hand = _grid(hidden[:, P["opponent_hand"]])
     stock = _grid(hidden[:, P["stock_order"]])
     return torch.stack([opp_hand, meld_with(opp_hand), stock], dim=1)
+
+
+def _layout_or_none(width: int) -> int | None:
+    """The observation layout of ``width`` entries, None when it matches none."""
+    try:
+        return layout_version(width)
+    except ValueError:
+        return None
 
 
 class CardBlock(nn.Module):
@@ -176,41 +196,47 @@ class CardTrunk(BaseFeaturesExtractor):
 
     Output layout (``features_dim = 52 C + 3 C + n_context [+ critic_dim]``): the
     ``[C, 4, 13]`` grid flattened, then the grid mean, the grid max, the top discard's
-    features, the scalar context, then (privileged observation space only) the
-    ``critic_dim = 2 C + 1`` critic features: the pooled privileged block and the
-    opponent's deadwood. Given a plain ``OBS_DIM`` observation, those are zero.
+    features, the scalar context (the rules blocks last), then (privileged observation
+    space only) the ``critic_dim = 2 C + 1`` critic features: the pooled privileged block
+    and the opponent's deadwood. Given a plain observation, those are zero.
 
     Args:
         observation_space: the env's ``Box(OBS_DIM)``, or ``Box(OBS_DIM + PRIVILEGED_DIM)``
-            for a privileged critic.
+            for a privileged critic; the widths of observation layout 1 (394, without the
+            rules blocks) load the networks trained before them.
         channels: features per card (C).
         blocks: residual blocks.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 3):
-        widths = (OBS_DIM, OBS_DIM + PRIVILEGED_DIM)
-        if observation_space.shape not in [(w,) for w in widths]:
+        shape = observation_space.shape
+        version = _layout_or_none(int(shape[0])) if len(shape or ()) == 1 else None
+        if version is None:
             raise ValueError(
                 f"the cards policy needs the {OBS_DIM}-entry observation (or "
-                f"{widths[1]} with env.privileged), got shape {observation_space.shape}"
+                f"{OBS_DIM + PRIVILEGED_DIM} with env.privileged), got shape {shape}"
             )
-        privileged = observation_space.shape == (widths[1],)
+        obs_dim = OBS_DIMS[version]
+        privileged = shape == (obs_dim + PRIVILEGED_DIM,)
         critic_dim = 2 * channels + 1 if privileged else 0
+        n_context = obs_dim - CONTEXT_START
         super().__init__(
-            observation_space, N_CARDS * channels + 3 * channels + N_CONTEXT + critic_dim
+            observation_space, N_CARDS * channels + 3 * channels + n_context + critic_dim
         )
         self.channels = channels
         self.critic_dim = critic_dim
+        #: the observation layout's width (the privileged block starts here) and context
+        self.obs_dim, self.n_context = obs_dim, n_context
         self.stem = nn.Conv2d(N_PLANES, channels, (1, 5), padding=(0, 2))
-        self.stem_context = nn.Linear(N_CONTEXT, channels)
-        self.blocks = nn.ModuleList(CardBlock(channels, N_CONTEXT) for _ in range(blocks))
+        self.stem_context = nn.Linear(n_context, channels)
+        self.blocks = nn.ModuleList(CardBlock(channels, n_context) for _ in range(blocks))
         if privileged:
             self.critic_stem = nn.Conv2d(channels + N_PRIVILEGED_PLANES, channels, 1)
-            self.critic_block = CardBlock(channels, N_CONTEXT)
+            self.critic_block = CardBlock(channels, n_context)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """``[B, OBS_DIM]`` (or the privileged width) -> ``[B, features_dim]``."""
-        context = obs[:, CONTEXT]
+        """``[B, obs_dim]`` (or the privileged width) -> ``[B, features_dim]``."""
+        context = obs[:, CONTEXT_START : self.obs_dim]
         x = self.stem(card_planes(obs)) + self.stem_context(context)[:, :, None, None]
         x = torch.relu(x)
         for block in self.blocks:
@@ -226,11 +252,12 @@ class CardTrunk(BaseFeaturesExtractor):
         self, x: torch.Tensor, obs: torch.Tensor, context: torch.Tensor
     ) -> torch.Tensor:
         """``[B, critic_dim]``: the privileged block mixed with the card features."""
-        if obs.shape[1] == OBS_DIM:  # playing from a plain observation: no critic input
+        if obs.shape[1] == self.obs_dim:  # playing from a plain observation: no critic input
             return obs.new_zeros(obs.shape[0], self.critic_dim)
-        z = torch.relu(self.critic_stem(torch.cat([x, privileged_planes(obs)], dim=1)))
+        planes = privileged_planes(obs, self.obs_dim)
+        z = torch.relu(self.critic_stem(torch.cat([x, planes], dim=1)))
         z = self.critic_block(z, context)
-        deadwood = obs[:, OBS_DIM + PRIVILEGED_LAYOUT["opponent_deadwood"].start, None]
+        deadwood = obs[:, self.obs_dim + PRIVILEGED_LAYOUT["opponent_deadwood"].start, None]
         return torch.cat([z.mean(dim=(2, 3)), z.amax(dim=(2, 3)), deadwood], dim=1)
 
 
@@ -250,14 +277,22 @@ class CardHeads(nn.Module):
         critic_dim: the trunk's privileged critic features (0: none). Their MLP's output
             is added to the value latent; its last layer starts at zero, so a network
             copied from a plain one starts with the same values.
+        belief: add the belief head.
+        n_context: the trunk's scalar context entries (``N_CONTEXT``; fewer for a
+            network of observation layout 1).
     """
 
     def __init__(
-        self, channels: int, hidden: list[int], critic_dim: int = 0, belief: bool = False
+        self,
+        channels: int,
+        hidden: list[int],
+        critic_dim: int = 0,
+        belief: bool = False,
+        n_context: int = N_CONTEXT,
     ) -> None:
         super().__init__()
         self.channels = channels
-        self.n_pooled = 3 * channels + N_CONTEXT
+        self.n_pooled = 3 * channels + n_context
         self.cards = nn.Conv2d(channels, 2, 1)  # discard, knock logit of each card
         self.pickup = nn.Sequential(_mlp([self.n_pooled, *hidden]), nn.Linear(hidden[-1], 3))
         self.value = _mlp([self.n_pooled, *hidden])
@@ -321,18 +356,21 @@ class _AddLoss(torch.autograd.Function):
         return grad, grad.new_ones(())
 
 
-def belief_loss(logits: torch.Tensor, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def belief_loss(
+    logits: torch.Tensor, obs: torch.Tensor, obs_dim: int = OBS_DIM
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The belief loss and accuracy over the unseen cards of privileged observations.
 
     Args:
         logits: ``[B, 52]`` from ``CardHeads.belief_logits``.
-        obs: ``[B, OBS_DIM + PRIVILEGED_DIM]``.
+        obs: ``[B, obs_dim + PRIVILEGED_DIM]``.
+        obs_dim: the width of the network's observation layout.
 
     Returns:
         The mean binary cross-entropy over (row, unseen card) pairs, and the fraction of
         them predicted right (probability above 1/2 exactly for held cards), detached.
     """
-    held = obs[:, OBS_DIM:][:, PRIVILEGED_LAYOUT["opponent_hand"]]
+    held = obs[:, obs_dim:][:, PRIVILEGED_LAYOUT["opponent_hand"]]
     weight = unseen_cards(obs)
     bce = nn.functional.binary_cross_entropy_with_logits(logits, held, reduction="none")
     count = weight.sum().clamp(min=1.0)
@@ -363,7 +401,10 @@ class CardNetPolicy(MaskableActorCriticPolicy):
             raise ValueError(f"the cards policy needs Discrete({N_ACTIONS}), got {action_space}")
         if belief_coef < 0:
             raise ValueError(f"belief_coef must be >= 0, got {belief_coef}")
-        if belief_coef and observation_space.shape != (OBS_DIM + PRIVILEGED_DIM,):
+        width = int((observation_space.shape or (0,))[0])
+        version = _layout_or_none(width)
+        privileged = version is not None and width - OBS_DIMS[version] == PRIVILEGED_DIM
+        if belief_coef and not privileged:
             raise ValueError(
                 "belief_coef > 0 needs the privileged observation (env.privileged), which "
                 "holds the opponent's hand it learns to predict"
@@ -387,7 +428,11 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         trunk: Any = self.features_extractor
         # SB3 declares an MlpExtractor; CardHeads offers the same interface
         self.mlp_extractor = CardHeads(  # type: ignore[assignment]
-            trunk.channels, self.head_sizes, trunk.critic_dim, belief=self.belief_coef > 0
+            trunk.channels,
+            self.head_sizes,
+            trunk.critic_dim,
+            belief=self.belief_coef > 0,
+            n_context=trunk.n_context,
         )
 
     def _build(self, lr_schedule: Any) -> None:
@@ -426,9 +471,10 @@ class CardNetPolicy(MaskableActorCriticPolicy):
             distribution.apply_masking(action_masks)
         log_prob = distribution.log_prob(actions)
         values = self.value_net(latent_vf)
-        if self.belief_coef and torch.is_grad_enabled() and obs.shape[1] > OBS_DIM:
+        trunk: Any = self.features_extractor
+        if self.belief_coef and torch.is_grad_enabled() and obs.shape[1] > trunk.obs_dim:
             heads: Any = self.mlp_extractor
-            loss, accuracy = belief_loss(heads.belief_logits(features), obs)
+            loss, accuracy = belief_loss(heads.belief_logits(features), obs, trunk.obs_dim)
             values = _AddLoss.apply(values, self.belief_coef * loss)
             self._belief_sums += (float(loss.detach()), float(accuracy), 1.0)
         return values, log_prob, distribution.entropy()

@@ -18,15 +18,20 @@ import json
 import os
 import re
 import secrets
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from agents.model_policy import read_zip_entries
+from agents.policies.model import read_zip_entries
 
-CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)\.zip$")
+#: a checkpoint of either backend: ``ckpt_<steps>.zip`` (SB3) or the folder ``ckpt_<steps>``
+#: (RLlib), always with its state ``ckpt_<steps>.json``; steps zero-padded to 12 digits
+CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)(\.zip)?$")
+#: an RLlib checkpoint folder being written: ``.ckpt_<steps>.tmp``
+TEMP_DIR_RE = re.compile(r"^\.ckpt_\d+\.tmp$")
 #: a temporary file of ``atomic_write``: ``.<final name>.<random>.tmp``
 TEMP_RE = re.compile(r"^\..+\.[0-9a-z_]+\.tmp$")
 
@@ -179,18 +184,26 @@ def clean_run_folder(run_dir: Path) -> list[Path]:
     folder = run_dir / "checkpoints"
     if folder.is_dir():
         for p in folder.iterdir():
-            if p.suffix == ".json" and CHECKPOINT_RE.match(p.with_suffix(".zip").name):
-                if not p.with_suffix(".zip").exists():
+            if p.suffix == ".json" and CHECKPOINT_RE.match(p.stem):
+                if not (p.with_suffix(".zip").exists() or p.with_suffix("").is_dir()):
                     removed.append(p)
-            elif CHECKPOINT_RE.match(p.name) and not p.with_suffix(".json").exists():
+            elif (
+                CHECKPOINT_RE.match(p.name)
+                and not p.with_suffix(".json").exists()
+                or p.is_dir()
+                and TEMP_DIR_RE.match(p.name)
+            ):
                 removed.append(p)
     for p in removed:
-        p.unlink(missing_ok=True)
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
     return sorted(removed)
 
 
 def list_checkpoints(folder: Path) -> list[Path]:
-    """Complete checkpoints (zip and json both present) in ``folder``, oldest first."""
+    """Complete checkpoints (zip or RLlib folder, and json) in ``folder``, oldest first."""
     if not folder.is_dir():
         return []
     found = [
@@ -210,7 +223,8 @@ def latest_checkpoint(folder: Path) -> Path:
     found = list_checkpoints(folder)
     if not found:
         raise CheckpointError(
-            f"no checkpoint in {folder} (expected ckpt_<steps>.zip with its .json); "
+            f"no checkpoint in {folder} (expected ckpt_<steps>.zip or ckpt_<steps>/ with "
+            "its .json); "
             "nothing to resume: the run stopped before its first checkpoint, so start it "
             "again (delete the folder to reuse its name)"
         )

@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 import yaml
 
-from agents.model_policy import MODELS_DIR, policy_problem
+from agents.policies.model import MODELS_DIR, policy_problem
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.config import EnvConfig
+from hgin_env.envs.config import EnvConfig, rules_mix
 
 #: the config ``python train.py`` runs when given none
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
@@ -345,6 +345,10 @@ class TrainConfig:
                 "ppo.belief_coef > 0 needs ppo.policy: cards and env.privileged: true (the "
                 "privileged block holds the opponent's hand it learns to predict)"
             )
+        try:
+            rules_mix(self.rules, self.env)  # the mix's entries against this run's rules
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         _check_policies(self)
 
     def to_dict(self) -> dict[str, Any]:
@@ -359,7 +363,7 @@ class TrainConfig:
 def _check_policies(config: TrainConfig) -> None:
     """Raise ``ConfigError`` for a policy name or model path that names nothing.
 
-    Checked without loading anything (``agents.model_policy.policy_problem``): bot and
+    Checked without loading anything (``agents.policies.model.policy_problem``): bot and
     shipped model names, and model files that exist, pass.
     """
     named = [(f"opponents.mix.{name}", name) for name in config.opponents.mix]

@@ -1,6 +1,6 @@
 """The training opponents: the configured mix of bots and models plus the self-play pool.
 
-All of them sit in one ``MixturePolicy`` (``agents.mixture``), the single opponent the
+All of them sit in one ``MixturePolicy`` (``agents.policies.mixture``), the single opponent the
 batched VecEnv holds. Its slots are the ``opponents.mix`` entries with a positive weight,
 then ``opponents.selfplay.pool_size`` pool slots. A game draws its opponent when its
 episode starts; the probabilities are
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.mixture import MixturePolicy
-from agents.model_policy import load_policy
+from agents.policies.mixture import MixturePolicy
+from agents.policies.model import load_policy
 from agents.training.config import OpponentConfig
 from agents.training.selfplay import SnapshotPool
 

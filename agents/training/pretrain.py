@@ -8,6 +8,11 @@ to a fresh run's network (a resumed run skips both: its checkpoint already holds
    parameter that differs. This is how a series-mode run continues a hand-mode agent.
    The privileged critic's parameters (``env.privileged``) are the exception: a run
    may add or drop it, and a new one starts adding nothing to the value.
+   **Warm start across observation layouts**: a model of observation layout 1 (394
+   entries, trained before the rules blocks, e.g. ``models/ppo-cards``) starts a
+   layout-2 network: each layer that reads the observation's scalar context (or, for
+   an MLP, the observation) gets zero weights for the new rules inputs, which come
+   last, so the new network at first plays exactly as the old model (``widen_inputs``).
 2. ``teacher``: play ``samples`` of the agent's decisions with the teacher (a bot name
    or a model) against the training opponents, recording the observation, the mask,
    the teacher's action and the discounted return of each decision; then fit the
@@ -29,7 +34,7 @@ import torch
 
 from agents.training.config import PretrainConfig
 from agents.training.schema import ConfigError
-from hgin_env.envs.observation import plain_observations
+from hgin_env.envs.observation import OBS_DIMS, layout_version, plain_observations
 
 #: parameter names of the ``cards`` network's privileged critic (``env.privileged``) and
 #: belief head (``ppo.belief_coef``): a network copied from one without them keeps these
@@ -49,11 +54,12 @@ def copy_weights(model: Any, source: str) -> None:
 
     Raises:
         ConfigError: when the saved network's parameters differ in name or shape.
-        agents.model_policy.PolicyLoadError: a missing or corrupt file.
+        agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.model_policy import load_model, model_file
+    from agents.policies.model import load_model, model_file
 
-    saved = load_model(model_file(source) or Path(source)).policy.state_dict()
+    old = load_model(model_file(source) or Path(source))
+    saved = widen_inputs(old, model, source)
     own = model.policy.state_dict()
     for name in set(saved) ^ set(own):  # a privileged critic on one side only
         if _privileged(name) and name in own:
@@ -72,6 +78,42 @@ def copy_weights(model: Any, source: str) -> None:
     if extra:
         raise ConfigError(f"pretrain.init_from {source}: unexpected parameter {extra[0]!r}")
     model.policy.load_state_dict(saved)
+
+
+def widen_inputs(old: Any, model: Any, source: str) -> dict[str, torch.Tensor]:
+    """The saved network's parameters, with zero weights for inputs ``model`` adds.
+
+    When ``old`` reads observation layout 1 and ``model`` layout 2, the rules blocks are
+    the only new inputs, and they come last in every layer that reads them: the scalar
+    context of the ``cards`` network (its context layers and the pickup and value MLPs'
+    first layers, whose inputs end with the context) or the observation of an MLP. Such
+    a weight ``[out, in]`` becomes ``[out, in + n_rules]`` with zero columns at the end,
+    so the widened network's outputs equal the old one's on the first 394 entries.
+
+    Raises:
+        ConfigError: ``old`` reads a newer layout than ``model``.
+    """
+    saved: dict[str, torch.Tensor] = old.policy.state_dict()
+    have = layout_version(int(old.observation_space.shape[0]))
+    want = layout_version(int(model.observation_space.shape[0]))
+    if have > want:
+        raise ConfigError(
+            f"pretrain.init_from {source}: it reads observation layout {have}, this run's "
+            f"network layout {want} (a newer model cannot start an older network)"
+        )
+    extra = OBS_DIMS[want] - OBS_DIMS[have]
+    if not extra:
+        return saved
+    own = model.policy.state_dict()
+    for name, tensor in saved.items():
+        target = own.get(name)
+        if target is None or target.dim() != 2 or tensor.dim() != 2:
+            continue
+        if target.shape == (tensor.shape[0], tensor.shape[1] + extra):
+            widened = torch.zeros_like(target)
+            widened[:, : tensor.shape[1]] = tensor
+            saved[name] = widened
+    return saved
 
 
 @dataclass
@@ -207,7 +249,7 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
     """
     from tqdm.auto import tqdm
 
-    from agents.model_policy import load_policy
+    from agents.policies.model import load_policy
 
     p: PretrainConfig = config.pretrain
     summary: dict[str, Any] = {}

@@ -40,11 +40,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
@@ -73,6 +73,7 @@ from agents.training.config import ConfigError, TrainConfig, load_config, save_c
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
+from hgin_env.engine.keys import session_seed
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -183,16 +184,6 @@ def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) 
         if getattr(saved.ppo, name) != getattr(config.ppo, name):
             raise ConfigError(f"ppo.{name} cannot change when resuming (the network is saved)")
     return config
-
-
-def game_seed(seed: int, steps: int) -> int:
-    """Seed of the VecEnv's games for a session that starts at ``steps``.
-
-    Game i uses ``game_seed + i``; derived through a hash so that runs with nearby seeds,
-    and a resumed session, do not replay the same deals.
-    """
-    state = np.random.SeedSequence([seed, steps]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(2))
 
 
 def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
@@ -325,31 +316,75 @@ def train(
         CheckpointError: ``resume`` without a usable checkpoint (the message names it).
     """
     # 1. the run folder and its config
-    if resume is not None:
-        run_dir = Path(resume)
-        config = load_run_config(run_dir, overrides)
-        check_device(config.ppo.device)
-        for path in clean_run_folder(run_dir):
-            print(f"removed {path} (left by a stopped session)")
-        checkpoint = latest_checkpoint(run_dir / "checkpoints")
-        state = read_state(checkpoint)
-    else:
-        config = config or load_config()
-        check_device(config.ppo.device)
-        run_dir = make_run_dir(config, run_name)
-        checkpoint, state = None, TrainState()
+    run = open_run(config, run_name, resume, overrides, lambda c: check_device(c.ppo.device))
     try:
-        return _session(config, run_dir, checkpoint, state)
+        return _session(run.config, run.run_dir, run.checkpoint, run.state)
     except KeyboardInterrupt:  # before the training loop, which handles its own
-        if checkpoint is None and not list_checkpoints(run_dir / "checkpoints"):
-            shutil.rmtree(run_dir, ignore_errors=True)
-            print(
-                f"\ninterrupted before the first checkpoint: nothing to resume, so {run_dir} "
-                "was removed; run the same command to start again"
-            )
-        else:
-            print(f"\ninterrupted before training began; continue with --resume {run_dir}")
-        return TrainResult(run_dir, int(state.steps), True, 0.0, 0.0, None)
+        return interrupted_early(run)
+
+
+@dataclass
+class RunStart:
+    """A run folder ready to train in: new, or resumed at its newest checkpoint."""
+
+    config: TrainConfig
+    run_dir: Path
+    checkpoint: Path | None
+    state: TrainState
+
+
+def open_run(
+    config: TrainConfig | None,
+    run_name: str | None,
+    resume: str | Path | None,
+    overrides: list[str] | tuple[str, ...],
+    check: Callable[[TrainConfig], None],
+) -> RunStart:
+    """Create a run folder, or resume one: the one lifecycle of both training backends.
+
+    A new run gets a new folder (``make_run_dir``). A resumed one loads its saved config
+    (with ``overrides``), loses what a killed session left (``clean_run_folder``: temporary
+    files, half-written checkpoints) and the TensorBoard events logged past its newest
+    checkpoint (``truncate_events``), and continues from that checkpoint.
+
+    Args:
+        config: the config of a new run (default ``default.yaml``).
+        run_name: the new run folder's name.
+        resume: the run folder to resume, or None.
+        overrides: with ``resume``: ``key=value`` changes to the saved config.
+        check: the backend's check of the config, run before any file is touched.
+
+    Raises:
+        ConfigError: an invalid config or an existing run folder.
+        CheckpointError: ``resume`` without a usable checkpoint.
+    """
+    if resume is None:
+        config = config or load_config()
+        check(config)
+        return RunStart(config, make_run_dir(config, run_name), None, TrainState())
+    run_dir = Path(resume)
+    config = load_run_config(run_dir, overrides)
+    check(config)
+    for path in clean_run_folder(run_dir):
+        print(f"removed {path} (left by a stopped session)")
+    checkpoint = latest_checkpoint(run_dir / "checkpoints")
+    state = read_state(checkpoint)
+    truncate_events(run_dir / "tb", state.steps)  # what a killed session logged past it
+    return RunStart(config, run_dir, checkpoint, state)
+
+
+def interrupted_early(run: RunStart) -> TrainResult:
+    """Ctrl-C before the training loop: a new run with no checkpoint leaves no folder."""
+    run_dir = run.run_dir
+    if run.checkpoint is None and not list_checkpoints(run_dir / "checkpoints"):
+        shutil.rmtree(run_dir, ignore_errors=True)
+        print(
+            f"\ninterrupted before the first checkpoint: nothing to resume, so {run_dir} "
+            "was removed; run the same command to start again"
+        )
+    else:
+        print(f"\ninterrupted before training began; continue with --resume {run_dir}")
+    return TrainResult(run_dir, int(run.state.steps), True, 0.0, 0.0, None)
 
 
 def _session(
@@ -374,9 +409,8 @@ def _session(
         )
         model.set_random_seed((config.seed * 1_000_003 + model.num_timesteps) % 2**32)
         print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
-        truncate_events(run_dir / "tb", model.num_timesteps)  # what a killed session logged past it
     save_config(config, run_dir / "config.yaml")
-    env.seed(game_seed(config.seed, model.num_timesteps))
+    env.seed(session_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     pretrained = checkpoint is None and config.pretrain.active
     if pretrained:  # start weights and imitation (a resumed run has them in its checkpoint)
@@ -387,7 +421,7 @@ def _session(
             env.close()
             raise
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
-        env.seed(game_seed(config.seed, model.num_timesteps) + 1)
+        env.seed(session_seed(config.seed, model.num_timesteps) + 1)
     if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
         opponents.add_snapshot(model)
         state.last_snapshot_steps = model.num_timesteps

@@ -18,8 +18,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from agents.model_policy import load_model
-from agents.torch_policy import TorchPolicy, frozen_copy
+from agents.policies.model import load_model
+from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
 
@@ -141,6 +141,6 @@ def load_snapshot(path: str | Path) -> Any:
     """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
 
     Raises:
-        agents.model_policy.PolicyLoadError: a missing, corrupt or mismatched file.
+        agents.policies.model.PolicyLoadError: a missing, corrupt or mismatched file.
     """
     return frozen_copy(load_model(path).policy)

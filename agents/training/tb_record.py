@@ -20,6 +20,7 @@ Two things would break it, and this module handles both:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO
 
 from stable_baselines3.common.callbacks import BaseCallback
 from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
@@ -60,7 +61,7 @@ def truncate_events(tb_dir: Path, steps: int) -> int:
                 kept.append(raw)
         if n:
 
-            def write(f, records=tuple(kept)) -> None:
+            def write(f: IO[bytes], records: tuple[bytes, ...] = tuple(kept)) -> None:
                 writer = RecordWriter(f)
                 for record in records:
                     writer.write(record)

@@ -171,10 +171,10 @@ class EngineChecker:
         if not self.rules.allow_rediscard:
             taken = s.taken[rows]
             may[np.flatnonzero(taken >= 0), taken[taken >= 0]] = False
-        knock = may & (dead[rows] <= self.rules.knock_limit)
-        if self.rules.big_gin_bonus is not None:
-            all_melded = min_deadwood(hand) == 0
-            knock[all_melded] = hand[all_melded]
+        per_game = self.engine.hand_rules.rows(rows)
+        knock = may & (dead[rows] <= per_game.knock_limit[:, None])
+        all_melded = per_game.big_gin & (min_deadwood(hand) == 0)
+        knock[all_melded] = hand[all_melded]
         want[rows, :N_CARDS] = may
         want[rows, KNOCK:DRAW] = knock
         bad = np.flatnonzero((want != mask).any(axis=1))
@@ -248,8 +248,9 @@ class EngineChecker:
 
     def check_knocks(self, b: HandState, is_knock: np.ndarray, card: np.ndarray) -> None:
         """A knock ends the hand and is scored as docs/rules.md §3 "Scoring one hand" says."""
-        s, rules = self.engine.state, self.rules
+        s = self.engine.state
         for i in np.flatnonzero(is_knock):
+            rules = self.engine.game_rules(int(i))
             seat = int(b.current[i])
             outcome = Outcome(int(s.outcome[i]))
             k, d, points = int(s.knocker_deadwood[i]), int(s.defender_deadwood[i]), int(s.points[i])

@@ -1,10 +1,18 @@
-"""Rules options: one frozen dataclass holding every Option of docs/rules.md."""
+"""Rules options: one frozen dataclass holding every Option of docs/rules.md.
+
+A batch of games may play under a *mix* of rule sets: a tuple of ``RulesConfig`` that
+differ only in the hand-scoring and knock options of ``PER_GAME_FIELDS`` (checked by
+``check_mix``); ``HandRules`` holds those options per game as arrays, for the engine.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -77,3 +85,93 @@ class RulesConfig:
 def _check_range(name: str, value: int, lo: int, hi: int) -> None:
     if not lo <= value <= hi:
         raise ValueError(f"RulesConfig.{name} must be in {lo}..{hi}, got {value}")
+
+
+#: the options that may differ between the games of one batch: how a hand may end and
+#: how it is scored. The others (turn limit, rediscard, the score sheet's options) shape
+#: the batch's shared state and must be equal across a mix.
+PER_GAME_FIELDS = ("knock_limit", "gin_bonus", "undercut_bonus", "big_gin_bonus")
+#: a mix of rule sets: the games of a batch each play under one of them
+RulesMix = tuple[RulesConfig, ...]
+
+
+def check_mix(rules: RulesConfig | Sequence[RulesConfig]) -> RulesMix:
+    """The rule sets of a mix as a tuple, after checking that one batch can play them.
+
+    Args:
+        rules: one ``RulesConfig``, or a non-empty sequence of them.
+
+    Raises:
+        ValueError: an empty mix, an entry that is not a ``RulesConfig``, or rule sets that
+            differ in an option outside ``PER_GAME_FIELDS`` (naming it).
+    """
+    mix = (rules,) if isinstance(rules, RulesConfig) else tuple(rules)
+    if not mix:
+        raise ValueError("a rules mix needs at least one rule set, got none")
+    for i, entry in enumerate(mix):
+        if not isinstance(entry, RulesConfig):
+            kind = type(entry).__name__
+            raise ValueError(f"rules mix entry {i} must be a RulesConfig, got {kind}")
+    first = mix[0]
+    for f in dataclasses.fields(RulesConfig):
+        if f.name in PER_GAME_FIELDS:
+            continue
+        values = sorted({repr(getattr(r, f.name)) for r in mix})
+        if len(values) > 1:
+            raise ValueError(
+                f"the rule sets of a mix may differ only in {list(PER_GAME_FIELDS)}; "
+                f"{f.name} differs ({', '.join(values)}): it must be the same for every game "
+                f"of a batch (set it in rules, not per entry; {f.name}={getattr(first, f.name)!r} "
+                "is the first entry's)"
+            )
+    return mix
+
+
+@dataclass(frozen=True)
+class HandRules:
+    """The ``PER_GAME_FIELDS`` of N games as arrays (the engine's per-game rules).
+
+    Attributes:
+        knock_limit: int64[N].
+        gin_bonus: int64[N].
+        undercut_bonus: int64[N].
+        big_gin: bool[N], whether big gin is on (``big_gin_bonus`` is not None).
+        big_gin_bonus: int64[N], the big-gin bonus (0 where big gin is off).
+    """
+
+    knock_limit: np.ndarray
+    gin_bonus: np.ndarray
+    undercut_bonus: np.ndarray
+    big_gin: np.ndarray
+    big_gin_bonus: np.ndarray
+
+    @classmethod
+    def of(cls, mix: RulesConfig | Sequence[RulesConfig], ids: np.ndarray | int = 0) -> HandRules:
+        """The per-game rules of games playing ``mix[ids[i]]`` (an int: every game, N = 1).
+
+        Args:
+            mix: one rule set or a mix (a sequence of them).
+            ids: int[N] index into the mix of each game's rule set.
+        """
+        table = check_mix(mix)
+        idx = np.atleast_1d(np.asarray(ids, dtype=np.int64))
+        if idx.size and (idx.min() < 0 or idx.max() >= len(table)):
+            raise ValueError(f"rule set ids must be in 0..{len(table) - 1}, got {np.unique(idx)}")
+
+        def column(name: str) -> np.ndarray:
+            return np.array([getattr(r, name) or 0 for r in table], dtype=np.int64)[idx]
+
+        big = np.array([r.big_gin_bonus is not None for r in table], dtype=bool)[idx]
+        return cls(
+            column("knock_limit"), column("gin_bonus"), column("undercut_bonus"), big,
+            column("big_gin_bonus"),
+        )  # fmt: skip
+
+    def rows(self, index: np.ndarray) -> HandRules:
+        """The rules of the selected games (an int or bool index array)."""
+        return HandRules(**{f.name: getattr(self, f.name)[index] for f in dataclasses.fields(self)})
+
+    def assign(self, index: np.ndarray, other: HandRules) -> None:
+        """Overwrite the rules of the selected games with ``other``'s (in place)."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[index] = getattr(other, f.name)

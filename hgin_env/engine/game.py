@@ -37,7 +37,8 @@ from hgin_env.engine.actions import (
     illegal_action_message,
 )
 from hgin_env.engine.cards import N_CARDS, card_text
-from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
+from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_stream, shuffled_decks
 from hgin_env.engine.knock import resolve_knocks
 from hgin_env.engine.melds import (
     NO_DEADWOOD,
@@ -152,69 +153,19 @@ class HandState:
         return HandState(**{f.name: getattr(self, f.name)[index].copy() for f in fields(self)})
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finalizer over uint64 arrays: a fast, well-spread integer hash."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def hash_stream(seeds: np.ndarray, counter: np.ndarray, salt: int) -> np.ndarray:
-    """One uint64 per game from (seed, counter, salt): the engine's only randomness."""
-    with np.errstate(over="ignore"):
-        x = mix64(np.asarray(seeds, np.uint64) * _GOLDEN + np.uint64(salt))
-        return mix64(x ^ (np.asarray(counter, np.uint64) * _GOLDEN))
-
-
-def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
-    """int8[N, 52] deck orders, one permutation per (seed, counter) pair."""
-    base = hash_stream(seeds, counter, salt=1)
-    with np.errstate(over="ignore"):
-        keys = mix64(base[:, None] + np.arange(1, N_CARDS + 1, dtype=np.uint64) * _GOLDEN)
-    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
-
-
-#: the largest seed: seeds are unsigned 64-bit integers, 0..2**64 - 1
-MAX_SEED = 2**64 - 1
-#: what engines accept as a seed: an int (game i uses ``seed + i``), uint64[N] per-game
-#: seeds, or None for fresh entropy
-SeedLike = int | np.integer | np.ndarray | None
-
-
-def check_seed(seed: object) -> int:
-    """``seed`` as a Python int after checking that it is an integer in 0..``MAX_SEED``.
+def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
+    """float64[size - 1]: the cumulative weights of a mix's rule sets, for ``searchsorted``.
 
     Raises:
-        ValueError: for anything else (negative, too large, not an integer), naming it.
+        ValueError: a weight count other than ``size``, a negative or non-finite weight, or
+            weights summing to zero.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {seed!r}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {int(seed)}")
-    return int(seed)
-
-
-def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
-    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is.
-
-    Seeds are integers in 0..2**64-1 (``check_seed``); ``s + i`` wraps modulo 2**64.
-    """
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-    arr = np.asarray(seed)
-    if arr.ndim == 0:
-        return np.uint64(check_seed(arr.item())) + np.arange(n, dtype=np.uint64)
-    if arr.shape != (n,):
-        raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
-    if arr.dtype.kind != "u":
-        for value in arr.tolist():
-            check_seed(value)
-    return arr.astype(np.uint64)
+    w = np.ones(size) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (size,):
+        raise ValueError(f"a rules mix of {size} rule sets needs {size} weights, got {w.size}")
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"rules mix weights must be finite, >= 0 and not all 0, got {w.tolist()}")
+    return np.cumsum(w / w.sum())[:-1]
 
 
 class GinEngine:
@@ -222,9 +173,21 @@ class GinEngine:
 
     Args:
         n: number of games in the batch.
-        rules: the rules options.
+        rules: the rules options: one ``RulesConfig`` for every game, or a mix (a
+            sequence of them differing only in ``config.PER_GAME_FIELDS``), each game
+            playing one of them (``rule_ids``).
         seed: an int (game i uses ``seed + i``), a uint64[N] array of per-game seeds,
             or None for fresh entropy.
+        weights: with a mix, the relative frequency of each rule set (default: equal).
+
+    Attributes:
+        rules: the options every game shares (the mix's first rule set; with one rule
+            set, that one). Read the per-game options from ``hand_rules``.
+        mix: the rule sets of the batch (a tuple of one without a mix).
+        rule_ids: int64[N], the index in ``mix`` of each game's rule set: drawn from the
+            game's seed at first, then by ``choose_rules`` (the tables call it at the
+            start of each episode) or set by ``set_rule_ids``.
+        hand_rules: the per-game options of ``rule_ids`` as arrays (``HandRules``).
 
     Typical use::
 
@@ -234,12 +197,22 @@ class GinEngine:
             eng.step(policy(eng.legal_action_mask()))
     """
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
+    def __init__(
+        self,
+        n: int,
+        rules: RulesConfig | RulesMix | None = None,
+        seed: SeedLike = None,
+        weights: tuple[float, ...] | None = None,
+    ) -> None:
         if n < 1:
             raise ValueError(f"the batch needs at least one game, got n={n}")
         self.n = n
-        self.rules = rules or RulesConfig()
+        self.mix = check_mix(RulesConfig() if rules is None else rules)
+        self.rules = self.mix[0]
+        self._mix_cdf = mix_cdf(len(self.mix), weights)
         self.seeds = game_seeds(seed, n)
+        self.rule_ids = np.zeros(n, dtype=np.int64)
+        self.hand_rules = HandRules.of(self.mix, self.rule_ids)
         self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
         self.state = HandState.empty(n)
         # Per-row caches, recomputed only for rows whose state changed since.
@@ -249,6 +222,7 @@ class GinEngine:
         self._deadwood_stale = np.ones(n, dtype=bool)
         self._hand_deadwood = np.zeros((n, 2), dtype=np.int64)  # min deadwood per seat
         self._hand_deadwood_stale = np.ones((n, 2), dtype=bool)
+        self.choose_rules(np.arange(n), np.zeros(n, dtype=np.int64))
 
     @classmethod
     def from_state(
@@ -313,6 +287,35 @@ class GinEngine:
         size = s.pile_size[rows].astype(np.int64)
         top = s.pile[rows, np.maximum(size - 1, 0)].astype(np.int64)
         return np.where(size > 0, top, -1)
+
+    def game_rules(self, i: int) -> RulesConfig:
+        """The rule set game ``i`` plays under."""
+        return self.mix[int(self.rule_ids[i])]
+
+    def set_rule_ids(self, rows: np.ndarray, ids: np.ndarray) -> None:
+        """Let the games ``rows`` play under ``mix[ids[j]]`` (best done before a deal).
+
+        Raises:
+            ValueError: an id outside the mix.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        ids = np.broadcast_to(np.asarray(ids, dtype=np.int64), rows.shape)
+        self.hand_rules.assign(rows, HandRules.of(self.mix, ids))
+        self.rule_ids[rows] = ids
+        self.invalidate(rows)
+
+    def choose_rules(self, rows: np.ndarray, counter: np.ndarray) -> None:
+        """Draw the rule sets of the games ``rows`` from their seeds and ``counter`` (int[M]).
+
+        The draw depends on (seed, counter) alone, so a game gets the same rule set
+        alone, in any batch, or in a worker process. Without a mix it does nothing.
+        """
+        if len(self.mix) == 1:
+            return
+        rows = np.asarray(rows, dtype=np.int64)
+        bits = hash_stream(self.seeds[rows], np.asarray(counter), salt=Salt.RULES_MIX)
+        uniform = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+        self.set_rule_ids(rows, np.searchsorted(self._mix_cdf, uniform, side="right"))
 
     def discard_deadwood(self, rows: np.ndarray | None = None) -> np.ndarray:
         """For games in ``DISCARD``, the deadwood left by discarding each card.
@@ -394,12 +397,16 @@ class GinEngine:
                 may_discard[has_taken, s.taken[g][has_taken]] = False
             mask[sub, :N_CARDS] = may_discard
             known = ~self._deadwood_stale[g]
+            limit = self.hand_rules.knock_limit[g]
             knockable = np.empty_like(hand)
-            knockable[known] = self._deadwood[g[known]] <= self.rules.knock_limit
-            knockable[~known] = knock_discards(hand[~known], self.rules.knock_limit)
+            knockable[known] = self._deadwood[g[known]] <= limit[known, None]
+            for value in np.unique(limit[~known]):  # one call per knock limit in the batch
+                some = ~known & (limit == value)
+                knockable[some] = knock_discards(hand[some], int(value))
             may_knock = may_discard & knockable
-            if self.rules.big_gin_bonus is not None:
-                big = min_deadwood(hand) == 0
+            on = self.hand_rules.big_gin[g].nonzero()[0]
+            if on.size:
+                big = on[min_deadwood(hand[on]) == 0]
                 may_knock[big] = hand[big]
             mask[sub, KNOCK : KNOCK + N_CARDS] = may_knock
         return mask
@@ -434,7 +441,9 @@ class GinEngine:
                 raise ValueError("each deck must be a permutation of the card ids 0..51")
             deck = deck.astype(np.int8)
         if dealers is None:
-            dealer = (hash_stream(self.seeds[rows], counter, salt=2) & np.uint64(1)).astype(np.int8)
+            dealer = (hash_stream(self.seeds[rows], counter, Salt.DEALER) & np.uint64(1)).astype(
+                np.int8
+            )
         else:
             dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows]
             if not np.isin(dealer, (0, 1)).all():
@@ -602,11 +611,12 @@ class GinEngine:
             return
         seat = s.current[rows]
         knocker = s.hands[rows, seat]
+        rules = self.hand_rules.rows(rows)
         big_gin = None
-        if self.rules.big_gin_bonus is not None:
+        if rules.big_gin.any():
             with_discard = knocker.copy()
             with_discard[np.arange(rows.size), cards[rows]] = True
-            big_gin = min_deadwood(with_discard) == 0
+            big_gin = rules.big_gin & (min_deadwood(with_discard) == 0)
             knocker = np.where(big_gin[:, None], with_discard, knocker)
             # a big gin keeps all 11 cards: take the discard back from the pile
             back = rows[big_gin]
@@ -614,7 +624,7 @@ class GinEngine:
             s.in_pile[back, cards[back]] = False
             s.hands[back, seat[big_gin], cards[back]] = True
             s.discards[back, seat[big_gin], cards[back]] = False
-        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], self.rules, big_gin=big_gin)
+        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], rules, big_gin=big_gin)
         s.phase[rows] = _OVER
         s.knocker[rows] = seat
         s.winner[rows] = np.where(res.knocker_wins, seat, 1 - seat)

@@ -56,7 +56,7 @@ from hgin_env.engine.cards import (
     parse_cards,
     suit_masks,
 )
-from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.config import HandRules, RulesConfig
 from hgin_env.engine.melds import (
     MASK_VALUE,
     RUN_COVER,
@@ -332,13 +332,15 @@ def _defender_scenarios(defender: np.ndarray) -> _DefenderScenarios:
 
 
 def _knocker_score(
-    k: np.ndarray, d: np.ndarray, is_gin: np.ndarray, is_big_gin: np.ndarray, rules: RulesConfig
+    k: np.ndarray, d: np.ndarray, is_gin: np.ndarray, is_big_gin: np.ndarray, rules: HandRules
 ) -> np.ndarray:
-    """The knocker's signed score: positive when it wins, minus the defender's points."""
-    big_bonus = 0 if rules.big_gin_bonus is None else rules.big_gin_bonus
+    """The knocker's signed score: positive when it wins, minus the defender's points.
+
+    ``rules`` holds one row per candidate (the rules of its game).
+    """
     return np.select(
         [is_big_gin, is_gin, k < d],
-        [d + big_bonus, d + rules.gin_bonus, d - k],
+        [d + rules.big_gin_bonus, d + rules.gin_bonus, d - k],
         -(rules.undercut_bonus + k - d),
     )
 
@@ -350,9 +352,12 @@ def _unpack(masks: np.ndarray) -> np.ndarray:
 
 
 def _check_batch(
-    knocker: np.ndarray, defender: np.ndarray, rules: RulesConfig, big_gin: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a batch of knocks and return ``(knocker, defender, big_gin)`` as arrays."""
+    knocker: np.ndarray,
+    defender: np.ndarray,
+    rules: RulesConfig | HandRules,
+    big_gin: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, HandRules]:
+    """Validate a batch of knocks; return ``(knocker, defender, big_gin, rules)`` as arrays."""
     knocker = np.asarray(knocker, dtype=bool)
     defender = np.asarray(defender, dtype=bool)
     if knocker.ndim != 2 or knocker.shape[1] != N_CARDS or defender.shape != knocker.shape:
@@ -364,7 +369,11 @@ def _check_batch(
     big = np.zeros(m, dtype=bool) if big_gin is None else np.asarray(big_gin, dtype=bool)
     if big.shape != (m,):
         raise ValueError(f"big_gin must be bool[{m}], got shape {big.shape}")
-    if big.any() and rules.big_gin_bonus is None:
+    if isinstance(rules, RulesConfig):
+        rules = HandRules.of(rules, np.zeros(m, np.int64))
+    elif rules.knock_limit.shape != (m,):
+        raise ValueError(f"per-game rules must have {m} rows, got {rules.knock_limit.shape}")
+    if (big & ~rules.big_gin).any():
         raise ValueError("big_gin knocks need the big_gin_bonus option (it is off)")
     overlap = np.flatnonzero((knocker & defender).any(axis=1))
     if overlap.size:
@@ -377,7 +386,7 @@ def _check_batch(
     bad = np.flatnonzero(defender.sum(axis=1) != 10)
     if bad.size:
         raise ValueError(f"defender hands must hold 10 cards; rows {bad[:10].tolist()} do not")
-    return knocker, defender, big
+    return knocker, defender, big, rules
 
 
 @dataclass
@@ -454,7 +463,7 @@ def _best_candidates(row: np.ndarray, score: np.ndarray, deadwood: np.ndarray) -
 def resolve_knocks(
     knocker: np.ndarray,
     defender: np.ndarray,
-    rules: RulesConfig,
+    rules: RulesConfig | HandRules,
     big_gin: np.ndarray | None = None,
 ) -> KnockOutcome:
     """Resolve M knocks at once: arrangements, layoffs, scores (docs/rules.md §3 "Knocking").
@@ -463,9 +472,10 @@ def resolve_knocks(
         knocker: bool[M, 52], the knocker's 10 cards after its knock discard, or its 11
             cards where ``big_gin`` is true.
         defender: bool[M, 52], the defender's 10 cards.
-        rules: the rules options (knock_limit, gin_bonus, undercut_bonus, big_gin_bonus).
+        rules: the rules options (knock_limit, gin_bonus, undercut_bonus, big_gin_bonus):
+            one ``RulesConfig`` for every knock, or ``HandRules`` with one row per knock.
         big_gin: bool[M] or None; true for a big-gin knock (all 11 cards meld, no
-            discard), which needs ``rules.big_gin_bonus``.
+            discard), which needs the big-gin option in that row's rules.
 
     Returns:
         The outcome of each knock.
@@ -475,11 +485,11 @@ def resolve_knocks(
             cannot knock (no arrangement within the knock limit; for big gin, 11 cards
             that do not all meld).
     """
-    knocker, defender, big = _check_batch(knocker, defender, rules, big_gin)
+    knocker, defender, big, per_game = _check_batch(knocker, defender, rules, big_gin)
     m = knocker.shape[0]
     if m == 0:
         return _empty_outcome()
-    limit = np.where(big, 0, rules.knock_limit).astype(np.int64)
+    limit = np.where(big, 0, per_game.knock_limit).astype(np.int64)
     cand = _knocker_candidates(knocker, limit)
     cannot_knock = np.bincount(cand.row, minlength=m) == 0
     if cannot_knock.any():
@@ -492,7 +502,9 @@ def resolve_knocks(
     no_layoff = cand.deadwood == 0  # gin or big gin
     answers = _defender_answers(cand, defender, no_layoff)
     cand_big = big[cand.row]
-    score = _knocker_score(cand.deadwood, answers.deadwood, no_layoff & ~cand_big, cand_big, rules)
+    score = _knocker_score(
+        cand.deadwood, answers.deadwood, no_layoff & ~cand_big, cand_big, per_game.rows(cand.row)
+    )
     best = _best_candidates(cand.row, score, cand.deadwood)  # one per row, in row order
 
     k = cand.deadwood[best]

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, HandState, SeedLike, hash_stream
+from hgin_env.engine.config import RulesConfig, RulesMix
+from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, SeedLike, hash_stream
 
 
 @dataclass
@@ -41,13 +42,21 @@ class SeriesEngine:
 
     Args:
         n: number of series in the batch.
-        rules: the rules options.
+        rules: the rules options, or a mix of rule sets (see ``GinEngine``): each series
+            draws its rule set from its game's seed and series counter.
         seed: as for ``GinEngine`` (an int gives series i the seed ``seed + i``).
+        weights: the mix's weights (see ``GinEngine``).
     """
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
-        self.rules = rules or RulesConfig()
-        self.engine = GinEngine(n, self.rules, seed)
+    def __init__(
+        self,
+        n: int,
+        rules: RulesConfig | RulesMix | None = None,
+        seed: SeedLike = None,
+        weights: tuple[float, ...] | None = None,
+    ) -> None:
+        self.engine = GinEngine(n, rules, seed, weights)
+        self.rules: RulesConfig = self.engine.rules
         self.sheets = ScoreSheets(n, self.rules)
         self.n = n
         self.series_counter = np.zeros(n, dtype=np.int64)  # series started per game
@@ -74,11 +83,14 @@ class SeriesEngine:
         if rows.size == 0:
             return
         if first_dealers is None:
-            bits = hash_stream(self.engine.seeds[rows], self.series_counter[rows], salt=3)
+            bits = hash_stream(
+                self.engine.seeds[rows], self.series_counter[rows], Salt.SERIES_DEALER
+            )
             dealers = np.zeros(self.n, np.int8)
             dealers[rows] = (bits & np.uint64(1)).astype(np.int8)
         else:
             dealers = np.broadcast_to(np.asarray(first_dealers, np.int8), (self.n,))
+        self.engine.choose_rules(rows, self.series_counter[rows])
         self.series_counter[rows] += 1
         self.hands_played[rows] = 0
         self.sheets.reset(sel)

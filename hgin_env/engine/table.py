@@ -17,9 +17,10 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, SeedLike
+from hgin_env.engine.config import RulesConfig, RulesMix
+from hgin_env.engine.game import GinEngine
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import SeedLike
 from hgin_env.engine.series import SeriesEngine, SeriesStep
 
 Mode = Literal["hand", "series"]
@@ -68,15 +69,23 @@ class HandTable:
 
     Args:
         n: number of games.
-        rules: the rules options.
+        rules: the rules options, or a mix of rule sets (see ``GinEngine``): each hand
+            draws its rule set from its game's seed and hand counter.
         seed: as for ``GinEngine``.
+        weights: the mix's weights (see ``GinEngine``).
     """
 
     sheets: ScoreSheets | None = None
 
-    def __init__(self, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> None:
-        self.rules = rules or RulesConfig()
-        self.engine = GinEngine(n, self.rules, seed)
+    def __init__(
+        self,
+        n: int,
+        rules: RulesConfig | RulesMix | None = None,
+        seed: SeedLike = None,
+        weights: tuple[float, ...] | None = None,
+    ) -> None:
+        self.engine = GinEngine(n, rules, seed, weights)
+        self.rules = self.engine.rules
         self.n = n
 
     @property
@@ -85,8 +94,11 @@ class HandTable:
         return self.engine.over
 
     def reset(self, mask: np.ndarray | None = None) -> None:
-        """Deal a new hand in the selected games (default: all)."""
-        self.engine.reset(mask)
+        """Deal a new hand in the selected games (default: all), each under its rule set."""
+        eng = self.engine
+        rows = np.arange(self.n) if mask is None else np.flatnonzero(np.asarray(mask, bool))
+        eng.choose_rules(rows, eng.hand_counter[rows])
+        eng.reset(mask)
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> SeriesStep:
         """Apply one action per game (see ``GinEngine.step``); the ended hands' final state."""
@@ -95,14 +107,22 @@ class HandTable:
         return SeriesStep(hand_over, np.zeros(self.n, bool), rows, self.engine.state.rows(rows))
 
 
-def make_table(mode: str, n: int, rules: RulesConfig | None = None, seed: SeedLike = None) -> Table:
+def make_table(
+    mode: str,
+    n: int,
+    rules: RulesConfig | RulesMix | None = None,
+    seed: SeedLike = None,
+    weights: tuple[float, ...] | None = None,
+) -> Table:
     """The table of ``n`` games for an episode mode (``"hand"`` or ``"series"``).
+
+    ``rules`` may be a mix (with ``weights``): each episode draws its rule set.
 
     Raises:
         ValueError: for another mode.
     """
     if mode == "series":
-        return SeriesEngine(n, rules, seed)
+        return SeriesEngine(n, rules, seed, weights)
     if mode == "hand":
-        return HandTable(n, rules, seed)
+        return HandTable(n, rules, seed, weights)
     raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")

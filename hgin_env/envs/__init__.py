@@ -40,6 +40,8 @@ _LAZY = {
     "encode_observations": "hgin_env.envs.observation",
     "decode_observations": "hgin_env.envs.observation",
     "Policy": "hgin_env.envs.policy",
+    "PolicyLoadError": "hgin_env.envs.policy",
+    "registered_policies": "hgin_env.envs.policy",
     "RandomPolicy": "hgin_env.envs.policy",
     "register_policy": "hgin_env.envs.policy",
     "resolve_policy": "hgin_env.envs.policy",

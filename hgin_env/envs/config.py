@@ -11,7 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.config import RulesConfig, RulesMix, check_mix
+from hgin_env.engine.game import mix_cdf
 from hgin_env.engine.table import MODES
 
 ILLEGAL_ACTIONS = ("raise", "penalize")
@@ -41,6 +42,12 @@ class EnvConfig:
             (``observation.PRIVILEGED_LAYOUT``: the opponent's hand, the stock order, the
             opponent's deadwood) to the agent's observations, for a critic that sees it
             (``ppo.policy: cards``); the actor ignores it. Opponents never get it.
+        rules_mix: ``null`` (every game plays ``rules``), or a list of rule sets to mix:
+            each entry overrides fields of ``rules`` (``{undercut_bonus: 25}``), with an
+            optional ``weight`` (default 1). Each episode draws its rule set from its
+            game's seed and episode counter (the same games alone, batched or in
+            workers). Entries may differ only in ``knock_limit``, ``gin_bonus``,
+            ``undercut_bonus`` and ``big_gin_bonus``.
     """
 
     mode: str = "hand"
@@ -50,6 +57,7 @@ class EnvConfig:
     illegal_penalty: float = 1.0
     agent_seat: str | int = "random"
     privileged: bool = False
+    rules_mix: tuple[dict[str, Any], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -76,6 +84,15 @@ class EnvConfig:
             raise ValueError(
                 f"EnvConfig.agent_seat must be one of {AGENT_SEATS}, got {self.agent_seat!r}"
             )
+        if self.rules_mix is not None:
+            if isinstance(self.rules_mix, dict | str) or not isinstance(
+                self.rules_mix, list | tuple
+            ):
+                raise ValueError(
+                    f"EnvConfig.rules_mix must be a list of rules overrides, got {self.rules_mix!r}"
+                )
+            object.__setattr__(self, "rules_mix", tuple(self.rules_mix))
+            rules_mix(RulesConfig(), self)  # the entries alone; the shared options at build
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> EnvConfig:
@@ -86,7 +103,58 @@ class EnvConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the options as a plain dict (for saving with a run)."""
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        if self.rules_mix is not None:
+            data["rules_mix"] = [dict(entry) for entry in self.rules_mix]
+        return data
+
+
+#: the key of a ``rules_mix`` entry that is its weight, not a rules field
+MIX_WEIGHT = "weight"
+
+
+def rules_mix(rules: RulesConfig, config: EnvConfig) -> tuple[RulesMix, tuple[float, ...] | None]:
+    """The rule sets the games play under, and their weights (None: equal).
+
+    Without ``config.rules_mix``: ``((rules,), None)``. With it: each entry's overrides
+    applied to ``rules``.
+
+    Raises:
+        ValueError: an empty mix, an entry that is not a mapping, an unknown field, a bad
+            value or weight, or entries differing in an option one batch must share; the
+            message names ``env.rules_mix`` and the entry.
+    """
+    if config.rules_mix is None:
+        return (rules,), None
+    if not config.rules_mix:
+        raise ValueError("env.rules_mix is empty: give at least one rule set, or null")
+    mix, weights = [], []
+    fields = {f.name for f in dataclasses.fields(RulesConfig)}
+    for i, entry in enumerate(config.rules_mix):
+        where = f"env.rules_mix[{i}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} must be a mapping of rules fields, got {entry!r}")
+        overrides = {k: v for k, v in entry.items() if k != MIX_WEIGHT}
+        unknown = sorted(set(overrides) - fields)
+        if unknown:
+            raise ValueError(
+                f"{where}: unknown rules field(s) {unknown}; valid fields are "
+                f"{sorted(fields)} and {MIX_WEIGHT!r}"
+            )
+        weight = entry.get(MIX_WEIGHT, 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight >= 0:
+            raise ValueError(f"{where}.{MIX_WEIGHT} must be a number >= 0, got {weight!r}")
+        try:
+            mix.append(dataclasses.replace(rules, **overrides))
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        weights.append(float(weight))
+    try:
+        checked = check_mix(mix)
+        mix_cdf(len(checked), tuple(weights))
+    except ValueError as exc:
+        raise ValueError(f"env.rules_mix: {exc}") from None
+    return checked, tuple(weights)
 
 
 def _check_keys(data: dict[str, Any]) -> None:

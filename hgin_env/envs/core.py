@@ -39,11 +39,12 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, Outcome, Phase, check_seed, hash_stream
+from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, check_seed, hash_stream
 from hgin_env.engine.series import SeriesStep
 from hgin_env.engine.table import Table, make_table
-from hgin_env.envs.config import EnvConfig, make_env_config, make_rules
+from hgin_env.envs.config import EnvConfig, make_env_config, make_rules, rules_mix
 from hgin_env.envs.observation import (
     OBS_DIM,
     PRIVILEGED_DIM,
@@ -58,9 +59,6 @@ from hgin_env.envs.policy import (
     resolve_policy,
 )
 
-#: hash salts of the core's per-game random streams (the engine uses 1..3)
-SEAT_SALT = 101
-OPPONENT_SALT = 102
 # plain ints for the hot path (IntEnum attribute access is slow)
 _OVER, _TRUNCATED = int(Phase.OVER), int(Outcome.TRUNCATED)
 
@@ -220,6 +218,8 @@ class GinCore:
         self.n = int(n)
         self.config = make_env_config(config, **options)
         self.rules = make_rules(rules)
+        #: the rule sets of the games (``env.rules_mix``; one without it) and their weights
+        self.rules_mix, self.mix_weights = rules_mix(self.rules, self.config)
         policy_seed = check_seed(seed) if isinstance(seed, int | np.integer) else None
         self.opponent = resolve_policy(opponent, seed=policy_seed)
         self._opponent_keyed = accepts_keys(self.opponent)
@@ -239,14 +239,16 @@ class GinCore:
         An opponent with a ``seed(int)`` method is reseeded too when ``seed`` is an int.
 
         Raises:
-            ValueError: a seed outside 0..2**64-1 (``hgin_env.engine.game.check_seed``).
+            ValueError: a seed outside 0..2**64-1 (``hgin_env.engine.keys.check_seed``).
         """
         if isinstance(seed, int | np.integer):
             check_seed(seed)
         reseed = getattr(self.opponent, "seed", None)
         if isinstance(seed, int | np.integer) and callable(reseed):
             reseed(int(seed))
-        self.table: Table = make_table(self.config.mode, self.n, self.rules, seed)
+        self.table: Table = make_table(
+            self.config.mode, self.n, self.rules_mix, seed, self.mix_weights
+        )
         self.engine: GinEngine = self.table.engine
         self.sheets: ScoreSheets | None = self.table.sheets
         n = self.n
@@ -284,7 +286,7 @@ class GinCore:
         choice = self.config.agent_seat
         seeds, k = self.engine.seeds[rows], self.episodes[rows]
         if choice == "random":
-            return (hash_stream(seeds, k, SEAT_SALT) & np.uint64(1)).astype(np.int8)
+            return (hash_stream(seeds, k, Salt.SEAT) & np.uint64(1)).astype(np.int8)
         if choice == "alternate":
             return ((seeds + k.astype(np.uint64)) & np.uint64(1)).astype(np.int8)
         return np.full(rows.size, choice, np.int8)
@@ -491,7 +493,7 @@ class GinCore:
         extra = {"rows": rows} if self._opponent_takes_rows else {}
         if self._opponent_keyed:
             extra["keys"] = hash_stream(
-                self.engine.seeds[rows], self.opponent_moves[rows], OPPONENT_SALT
+                self.engine.seeds[rows], self.opponent_moves[rows], Salt.OPPONENT
             )
         act: Any = self.opponent.act  # takes None observations and the extra keywords it declared
         chosen = act(obs, masks, **extra)

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import check_seed
+from hgin_env.engine.keys import check_seed
 from hgin_env.envs import register_envs
 from hgin_env.envs.config import EnvConfig, make_env_config
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
@@ -125,8 +125,9 @@ class HollywoodGinEnv(gym.Env):
     env = gym.make("HollywoodGin-v0", opponent="random", mode="hand", rules=None)
     ```
 
-    - ``opponent``: a policy name (``"random"``, or a name registered by ``agents``) or
-      an object with a batched ``act(observations, action_masks) -> actions``.
+    - ``opponent``: a policy name (``"random"``, ``"simple"``, ``"expert"``, a shipped
+      model or any ``hgin_env.policies`` entry point), a model path, or an object with
+      a batched ``act(observations, action_masks) -> actions``.
     - ``mode``: ``"hand"`` (default) or ``"series"``.
     - ``rules``: a ``RulesConfig`` or a dict of its fields (knock limit, bonuses, ...).
     - ``render_mode``: ``"ansi"`` (``render()`` returns a text table of the agent's view:

@@ -30,10 +30,25 @@ opp_entered               3      the opponent has a score entered in game j
 open_games                3      game j is still open
 my_next_entry             3      a win by this seat now would be entered in game j
 opp_next_entry            3      a win by the opponent now would be entered in game j
+rules_knock_limit         1      the knock limit of this game's rules / 100
+rules_gin_bonus           1      the gin bonus / 100 (capped at 2)
+rules_undercut_bonus      1      the undercut bonus / 100 (capped at 2)
+rules_big_gin             1      1 when big gin is on (``big_gin_bonus`` set)
+rules_big_gin_bonus       1      the big-gin bonus / 100 (capped at 2; 0 when off)
+rules_game_target         1      series mode: the game target / 100 (capped at 2); hand
+                                 mode: 0
 ========================  =====  ==========================================================
 
-The Hollywood blocks (the last seven) are zero when no score sheet is given (hand mode).
+The Hollywood blocks (``my_scores`` to ``opp_next_entry``) are zero when no score sheet is
+given (hand mode). The rules blocks (the last six) carry the options of the rule set the
+game plays under (in a mix of rule sets, each game's own; ``engine.hand_rules``).
 Nothing hidden from the seat (the opponent's other cards, the stock order) enters it.
+
+**Layout versions.** Layout 1, the first ``OBS_DIMS[1]`` = 394 entries (everything before
+the rules blocks), is what models trained before the rules entered the observation read;
+layout 2 (``OBS_LAYOUT_VERSION``) is the whole table. A model's layout is read from the
+width of its observation space (``layout_version``); an old model is fed the first 394
+entries of each observation (``plain_observations(obs, OBS_DIMS[1])``).
 
 **Privileged block** (``EnvConfig.privileged``, for an asymmetric critic only): the
 single-agent environments can append ``PRIVILEGED_DIM`` entries of hidden information
@@ -85,6 +100,12 @@ _BLOCKS = [
     ("open_games", 3),
     ("my_next_entry", 3),
     ("opp_next_entry", 3),
+    ("rules_knock_limit", 1),
+    ("rules_gin_bonus", 1),
+    ("rules_undercut_bonus", 1),
+    ("rules_big_gin", 1),
+    ("rules_big_gin_bonus", 1),
+    ("rules_game_target", 1),
 ]
 
 
@@ -112,6 +133,12 @@ OBS_DIM = sum(size for _, size in _BLOCKS)
 PRIVILEGED_LAYOUT = _build_layout(_PRIVILEGED_BLOCKS)
 #: length of the privileged block
 PRIVILEGED_DIM = sum(size for _, size in _PRIVILEGED_BLOCKS)
+#: the current observation layout (see "Layout versions" in the module docstring)
+OBS_LAYOUT_VERSION = 2
+#: layout version -> observation length: 1 before the rules blocks, 2 with them
+OBS_DIMS = {1: OBS_LAYOUT["rules_knock_limit"].start, 2: OBS_DIM}
+#: points (bonuses, targets) are scaled by this in the rules blocks, and capped at 2
+POINTS_SCALE = 100.0
 #: phase block entries
 PHASE_OFFER, PHASE_DRAW, PHASE_FORCED_DRAW, PHASE_DISCARD = range(4)
 #: int64[4]: the phase block entry of each engine ``Phase`` (a forced draw adds 1 to
@@ -135,6 +162,12 @@ class DecodedObservation:
     phase: np.ndarray  # int[N], one of PHASE_*
     stock: np.ndarray  # int[N]
     dealer: np.ndarray  # bool[N]
+    knock_limit: np.ndarray  # int[N]: the rules each game plays under (values over 200 read 200)
+    gin_bonus: np.ndarray  # int[N]
+    undercut_bonus: np.ndarray  # int[N]
+    big_gin: np.ndarray  # bool[N]: big gin is on
+    big_gin_bonus: np.ndarray  # int[N], 0 when big gin is off
+    game_target: np.ndarray  # int[N], 0 in hand mode
 
 
 def encode_observations(
@@ -211,6 +244,13 @@ def encode_observations(
         obs[:, L["my_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
         full_seats[rows] = opp
         obs[:, L["opp_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
+        obs[:, L["rules_game_target"].start] = min(target / POINTS_SCALE, 2.0)
+    rules = engine.hand_rules.rows(rows)
+    obs[:, L["rules_knock_limit"].start] = rules.knock_limit / DEADWOOD_SCALE
+    obs[:, L["rules_gin_bonus"].start] = np.minimum(rules.gin_bonus / POINTS_SCALE, 2.0)
+    obs[:, L["rules_undercut_bonus"].start] = np.minimum(rules.undercut_bonus / POINTS_SCALE, 2.0)
+    obs[:, L["rules_big_gin"].start] = rules.big_gin
+    obs[:, L["rules_big_gin_bonus"].start] = np.minimum(rules.big_gin_bonus / POINTS_SCALE, 2.0)
     return obs
 
 
@@ -243,10 +283,33 @@ def encode_privileged(
     return out
 
 
-def plain_observations(observations: np.ndarray) -> np.ndarray:
-    """float32[N, OBS_DIM]: observation rows without a privileged block (if they have one)."""
+def plain_observations(observations: np.ndarray, dim: int = OBS_DIM) -> np.ndarray:
+    """float32[N, dim]: the first ``dim`` entries of each row (no privileged block).
+
+    Args:
+        observations: float32[N, D] with D >= dim.
+        dim: ``OBS_DIM``, or ``OBS_DIMS[1]`` for a model of layout 1.
+    """
     obs = np.asarray(observations, dtype=np.float32)
-    return obs.reshape(-1, obs.shape[-1])[:, :OBS_DIM]
+    obs = obs.reshape(-1, obs.shape[-1])
+    if obs.shape[1] < dim:
+        raise ValueError(f"observations of {obs.shape[1]} entries, {dim} expected")
+    return obs[:, :dim]
+
+
+def layout_version(width: int) -> int:
+    """The observation layout of a network whose observation space has ``width`` entries.
+
+    Each layout's width counts with or without the privileged block.
+
+    Raises:
+        ValueError: a width of no layout.
+    """
+    for version, dim in OBS_DIMS.items():
+        if width in (dim, dim + PRIVILEGED_DIM):
+            return version
+    known = sorted(w for d in OBS_DIMS.values() for w in (d, d + PRIVILEGED_DIM))
+    raise ValueError(f"an observation of {width} entries matches no layout (widths {known})")
 
 
 def decode_observations(obs: np.ndarray) -> DecodedObservation:
@@ -260,6 +323,10 @@ def decode_observations(obs: np.ndarray) -> DecodedObservation:
     dd = np.rint(obs[:, L["discard_deadwood"]] * DEADWOOD_SCALE).astype(np.int64)
     discarding = phase_block[:, PHASE_DISCARD] > 0.5
     dd = np.where(discarding[:, None] & hand, dd, NO_DEADWOOD)
+
+    def points(name: str) -> np.ndarray:
+        return np.rint(obs[:, L[name].start] * POINTS_SCALE).astype(np.int64)
+
     return DecodedObservation(
         hand=hand,
         top_discard=top,
@@ -272,4 +339,10 @@ def decode_observations(obs: np.ndarray) -> DecodedObservation:
         phase=np.where(phase_block.any(axis=1), phase_block.argmax(axis=1), -1),
         stock=np.rint(obs[:, L["stock"].start] * STOCK_AT_DEAL).astype(np.int64),
         dealer=obs[:, L["dealer"].start] > 0.5,
+        knock_limit=np.rint(obs[:, L["rules_knock_limit"].start] * DEADWOOD_SCALE).astype(np.int64),
+        gin_bonus=points("rules_gin_bonus"),
+        undercut_bonus=points("rules_undercut_bonus"),
+        big_gin=obs[:, L["rules_big_gin"].start] > 0.5,
+        big_gin_bonus=points("rules_big_gin_bonus"),
+        game_target=points("rules_game_target"),
     )

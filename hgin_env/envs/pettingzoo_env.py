@@ -13,18 +13,19 @@ that reaches ``max_turns_per_hand`` truncates both agents (hand mode). An illega
 raises ``ValueError``; with ``illegal_action="penalize"`` it ends the game with
 ``-illegal_penalty`` to the offender and 0 to the other agent.
 
-Example::
+Example (a doctest): one hand of random legal moves; the returns sum to zero.
 
-    from hgin_env.envs import pettingzoo_env
-
-    env = pettingzoo_env.env(mode="hand")
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, termination, truncation, info = env.last()
-        action = None if termination or truncation else env.action_space(agent).sample(
-            obs["action_mask"]
-        )
-        env.step(action)
+    >>> from hgin_env.envs import pettingzoo_env
+    >>> env = pettingzoo_env.env(mode="hand")
+    >>> env.reset(seed=0)
+    >>> returns = {agent: 0.0 for agent in env.possible_agents}
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, termination, truncation, info = env.last()
+    ...     returns[agent] += reward
+    ...     done = termination or truncation
+    ...     env.step(None if done else env.action_space(agent).sample(obs["action_mask"]))
+    >>> abs(sum(returns.values())) < 1e-9
+    True
 """
 
 from __future__ import annotations
@@ -43,7 +44,13 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.table import Table, make_table
-from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
+from hgin_env.envs.config import (
+    EnvConfig,
+    check_render_mode,
+    make_env_config,
+    make_rules,
+    rules_mix,
+)
 from hgin_env.envs.gym_env import OBS_HIGH, RENDER_MODES
 from hgin_env.envs.observation import OBS_DIM, encode_observations
 from hgin_env.envs.render import render_view
@@ -94,6 +101,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
                 "information); the PettingZoo env gives both seats plain observations"
             )
         self.rules = make_rules(rules)
+        self.rules_mix, self.mix_weights = rules_mix(self.rules, self.config)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
@@ -114,7 +122,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ setup
     def _build(self, seed: int | None) -> None:
-        self.table: Table = make_table(self.config.mode, 1, self.rules, seed)
+        self.table: Table = make_table(self.config.mode, 1, self.rules_mix, seed, self.mix_weights)
         self.engine: GinEngine = self.table.engine
         self.sheets: ScoreSheets | None = self.table.sheets
 

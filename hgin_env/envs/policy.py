@@ -2,10 +2,20 @@
 
 A policy is any object with a batched ``act(observations, action_masks) -> actions``:
 ``observations`` float32[N, OBS_DIM], ``action_masks`` bool[N, 107], actions int[N]
-(each legal for its row). Rule bots and trained models plug in through it. Names map
-to factories in a registry; ``random`` is built in. Registration is explicit: importing
-the ``agents`` package registers its bots (``simple``, ``expert``) and the shipped
-models, and nothing here imports it (imports flow one way, engine -> envs -> agents).
+(each legal for its row). Rule bots and trained models plug in through it.
+
+Names map to factories in a registry; ``random`` is built in, and installed packages add
+theirs through the ``hgin_env.policies`` entry points (as Gymnasium plugins add envs):
+hollywood-gin's own ``pyproject.toml`` declares ``simple`` and ``expert``, and a source
+of model files and shipped models (``__models__``). So ``HollywoodGinVecEnv(opponent=
+"expert")`` works in any process, env workers included, without importing ``agents``
+first, and nothing here imports it (imports flow one way, engine -> envs -> agents).
+A third-party package adds a bot the same way::
+
+    [project.entry-points."hgin_env.policies"]
+    mybot = "mypackage.bots:MyBot"      # MyBot(seed) -> a policy
+
+``resolve_policy`` is the one resolver from a name, a model path or an object to a policy.
 
 Per-game randomness: a stochastic policy may also accept a keyword ``keys`` (uint64[N],
 one fresh key per game and decision, derived by the environments from each game's seed
@@ -20,13 +30,16 @@ the environments then pass ``None`` instead of encoding them (``RandomPolicy`` d
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
+import os
+import warnings
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from importlib import metadata
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from hgin_env.engine.keys import to_uniform
 
 
 @runtime_checkable
@@ -62,7 +75,7 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
     masks = np.asarray(action_masks, dtype=bool)
     n, width = masks.shape
     counts = np.count_nonzero(masks, axis=1)
-    uniform = (np.asarray(keys, dtype=np.uint64) >> np.uint64(11)) * (1.0 / (1 << 53))
+    uniform = to_uniform(np.asarray(keys, dtype=np.uint64))
     pick = (uniform * counts).astype(np.int64)
     legal = np.flatnonzero(masks)  # row-major flat ids of the legal actions
     if legal.size == 0:
@@ -127,76 +140,142 @@ class RandomPolicy:
 
 
 PolicyFactory = Callable[[int | None], Policy]
-#: a factory of parameterized policies: ``factory(params, seed)``, ``params`` the text
-#: after ``name:`` (``""`` for the bare name); it raises ``ValueError`` naming a bad one
-FamilyFactory = Callable[[str, int | None], Policy]
-#: what an unknown name's error adds while the bots are not registered yet
-REGISTER_HINT = " (the bots and shipped models are registered by `import agents`)"
+#: the entry-point group through which installed packages add policies (``pyproject.toml``)
+ENTRY_POINT_GROUP = "hgin_env.policies"
+
+
+class PolicyLoadError(ValueError):
+    """A policy spec (name, path or object) that cannot be turned into a policy."""
+
+
+class PolicySource(Protocol):
+    """A family of policies named by specs a package understands (model files, say).
+
+    Registered through an entry point whose name is wrapped in double underscores
+    (``__models__ = "agents.policies.model:MODELS"``), as Gymnasium's ``__root__`` key.
+    """
+
+    def names(self) -> list[str]:
+        """The plain names this source serves (listed by ``registered_policies``)."""
+        ...
+
+    def load(self, spec: str, seed: int | None) -> Policy | None:
+        """The policy ``spec`` names, None when the spec is not this source's.
+
+        Raises:
+            PolicyLoadError: the spec is this source's but cannot be loaded.
+        """
+        ...
+
+
+#: explicit registrations and the entry points loaded so far: name -> factory
 _REGISTRY: dict[str, PolicyFactory] = {"random": RandomPolicy}
-_FAMILIES: dict[str, FamilyFactory] = {}
+#: the sources registered or found through entry points
+_SOURCES: list[PolicySource] = []
+#: entry points not loaded yet: name -> entry point (found once, on first use)
+_PLUGINS: dict[str, metadata.EntryPoint] = {}
+_discovered = False
 
 
 def register_policy(name: str, factory: PolicyFactory) -> None:
-    """Make ``name`` resolvable: ``factory(seed)`` builds the policy."""
+    """Make ``name`` resolvable in this process: ``factory(seed)`` builds the policy.
+
+    Installed packages add names through the ``hgin_env.policies`` entry points instead,
+    which every process (env workers included) finds on its own.
+    """
     _REGISTRY[name] = factory
 
 
-def register_policy_family(name: str, factory: FamilyFactory) -> None:
-    """Make ``name`` and ``name:PARAMS`` resolvable: ``factory(PARAMS, seed)`` builds the policy.
+def register_source(source: PolicySource) -> None:
+    """Consult ``source`` for the specs no name matches (see ``PolicySource``)."""
+    if source not in _SOURCES:
+        _SOURCES.append(source)
 
-    For policies whose parameters travel in their name (``pimc:worlds=64,rollout=simple``).
+
+def _load_entry_point(entry: metadata.EntryPoint) -> Any:
+    """The object an entry point names; a broken plugin is one clear ``PolicyLoadError``."""
+    try:
+        return entry.load()
+    except Exception as exc:  # noqa: BLE001 - any failure of a third-party import
+        raise PolicyLoadError(
+            f"policy plugin {entry.name!r} ({entry.value}) cannot be loaded: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def discover_plugins(force: bool = False) -> None:
+    """Read the ``hgin_env.policies`` entry points of the installed packages (once).
+
+    A plain name (``simple = "agents.bots:SimpleBot"``) names a factory, imported when the
+    name is first used; a ``__name__`` entry names a ``PolicySource``, loaded now (a source
+    that fails to load is skipped with a warning, so one broken plugin breaks no other).
+    Names registered explicitly take precedence; of two packages giving one name, the
+    first found wins.
+
+    Args:
+        force: read the entry points again (after installing a package at run time).
     """
-    _FAMILIES[name] = factory
-
-
-def is_registered(spec: str) -> bool:
-    """Whether ``resolve_policy`` knows ``spec``: a registered name, or ``family[:params]``."""
-    return spec in _REGISTRY or spec.partition(":")[0] in _FAMILIES
-
-
-def registry_packages() -> list[str]:
-    """The top-level packages whose import registered the names known now (``["agents"]``).
-
-    A worker process started fresh (``hgin_env.envs.workers``) imports them
-    (``import_registry_packages``) so that the names resolve there as they do here, without
-    this module importing them.
-    """
-    own = __name__.split(".")[0]
-    factories = [*_REGISTRY.values(), *_FAMILIES.values()]
-    tops = {getattr(f, "__module__", own).split(".")[0] for f in factories}
-    return sorted(tops - {own})
-
-
-def import_registry_packages(packages: list[str]) -> None:
-    """Import ``packages`` (from ``registry_packages``), which registers their policies."""
-    for name in packages:
-        importlib.import_module(name)
+    global _discovered
+    if _discovered and not force:
+        return
+    _discovered = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name.startswith("__") and entry.name.endswith("__"):
+            try:
+                register_source(_load_entry_point(entry))
+            except PolicyLoadError as exc:
+                warnings.warn(str(exc), RuntimeWarning, stacklevel=2)
+        elif entry.name not in _REGISTRY:
+            _PLUGINS.setdefault(entry.name, entry)
 
 
 def registered_policies() -> list[str]:
-    """The names ``resolve_policy`` accepts now (a family's bare name stands for its specs)."""
-    return sorted({*_REGISTRY, *_FAMILIES})
+    """The names ``resolve_policy`` accepts (model paths aside)."""
+    discover_plugins()
+    names = set(_REGISTRY) | set(_PLUGINS)
+    for source in _SOURCES:
+        names.update(source.names())
+    return sorted(names)
 
 
-def resolve_policy(spec: str | Policy, seed: int | None = None) -> Policy:
-    """Turn a policy name or object into a policy.
+def unknown_policy_message(spec: str) -> str:
+    """The one error text for a spec that names no policy."""
+    known = ", ".join(registered_policies())
+    return f"unknown policy {spec!r}: not a known name ({known}) nor a model path"
+
+
+def _factory(name: str) -> PolicyFactory | None:
+    """The factory of a registered or plugin name (the plugin is imported now), or None."""
+    discover_plugins()
+    if name not in _REGISTRY and name in _PLUGINS:
+        _REGISTRY[name] = _load_entry_point(_PLUGINS.pop(name))
+    return _REGISTRY.get(name)
+
+
+def resolve_policy(spec: str | os.PathLike[str] | Policy, seed: int | None = None) -> Policy:
+    """Turn a policy name, a model path or a policy object into a policy: the one resolver.
+
+    In this order: an object with ``act`` is returned as it is; a registered or entry-point
+    name builds its policy with ``seed``; then each ``PolicySource`` is asked (the agents
+    package's serves model files, run folders, RLlib checkpoints and shipped models).
 
     Raises:
-        ValueError: for an unknown name (the message lists the known ones), a family's
-            bad parameter (named), or an object without an ``act`` method.
+        PolicyLoadError: for a spec that names nothing (one text, listing the known names),
+            an object without ``act``, or a model that cannot be loaded.
     """
-    if isinstance(spec, str):
-        if not is_registered(spec):
-            hint = "" if "agents" in sys.modules else REGISTER_HINT
-            known = registered_policies()
-            raise ValueError(f"unknown policy {spec!r}; known policies: {known}{hint}")
-        if spec in _REGISTRY:
-            return _REGISTRY[spec](seed)
-        family, _, params = spec.partition(":")
-        return _FAMILIES[family](params, seed)
-    if not callable(getattr(spec, "act", None)):
-        raise ValueError(
-            f"a policy must be a name or an object with act(observations, action_masks); "
-            f"got {type(spec).__name__}"
-        )
-    return spec
+    if not isinstance(spec, str | os.PathLike):
+        if not callable(getattr(spec, "act", None)):
+            raise PolicyLoadError(
+                "a policy must be a name, a model path or an object with "
+                f"act(observations, action_masks); got {type(spec).__name__}"
+            )
+        return spec
+    text = os.fspath(spec)
+    factory = _factory(text)
+    if factory is not None:
+        return factory(seed)
+    for source in _SOURCES:
+        policy = source.load(text, seed)
+        if policy is not None:
+            return policy
+    raise PolicyLoadError(unknown_policy_message(text))

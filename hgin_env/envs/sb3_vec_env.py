@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import check_seed
+from hgin_env.engine.keys import check_seed
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space, result_info

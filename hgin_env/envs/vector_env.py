@@ -39,7 +39,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import game_seeds
+from hgin_env.engine.keys import game_seeds
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
 from hgin_env.envs.gym_env import action_space, observation_space

@@ -58,7 +58,7 @@ import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import game_seeds
+from hgin_env.engine.keys import game_seeds
 from hgin_env.envs.config import EnvConfig
 from hgin_env.envs.core import (
     GinCore,
@@ -67,7 +67,6 @@ from hgin_env.envs.core import (
     illegal_games,
     illegal_message,
 )
-from hgin_env.envs.policy import import_registry_packages, registry_packages
 
 #: ``Final`` so that the type checker knows the context kind (``ForkServerContext``)
 START_METHOD: Final = "forkserver"
@@ -196,7 +195,7 @@ class EnvWorkers:
                 proc = ctx.Process(
                     target=_worker_main,
                     args=(k, theirs, _shard(opponent, lo, hi), config, rules, seeds[lo:hi],
-                          policy_seed, registry_packages()),
+                          policy_seed),
                     name=f"hgin-env-worker-{k}",
                     daemon=True,
                 )  # fmt: skip
@@ -510,12 +509,11 @@ def _worker_main(
     rules: RulesConfig,
     seeds: np.ndarray,
     policy_seed: int | None,
-    packages: list[str],
 ) -> None:
     """A worker: build the core, map the shared block, then serve commands until told to stop.
 
-    ``packages`` (``policy.registry_packages``) are imported first, so that the policy
-    names registered in the parent (bots, shipped models) resolve here too.
+    Policy names resolve here as in the parent: the registry finds the installed
+    packages' ``hgin_env.policies`` entry points in every process.
     """
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
@@ -525,7 +523,6 @@ def _worker_main(
     buf: dict[str, np.ndarray] | None = None  # dropped at the end, before shm.close()
     try:
         try:
-            import_registry_packages(packages)
             core = GinCore(len(seeds), opponent=opponent, config=config, rules=rules,
                            seed=policy_seed)  # fmt: skip
             core.seed(seeds)

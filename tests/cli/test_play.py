@@ -10,13 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import NOWHERE, one_error_line
 
+import hgin_cli.play as play_cli
 from agents import SimpleBot, load_policy
-from agents.play import GameSession, input_text
 from hgin_env.engine import KNOCK
 from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.game import Phase
 from hgin_env.replay import replay_hand
+from hgin_ui.terminal import GameSession, input_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 3
@@ -140,3 +142,10 @@ def test_bad_command_line() -> None:
     proc = run_play(["simple", "--rules", "knock_limit=x"], "")
     assert proc.returncode == 2 and "expected an integer" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_play_checks_its_transcript_before_the_game(capsys) -> None:
+    """play.py --transcript to an unwritable path fails at once (status 2, one line)."""
+    assert play_cli.main(["simple", "--transcript", str(NOWHERE / "x.jsonl")]) == 2
+    out, line = one_error_line(capsys)
+    assert "cannot write /proc/nope/x.jsonl" in line and out == ""

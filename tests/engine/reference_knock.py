@@ -89,7 +89,7 @@ def reachable_layoffs(
     start = tuple(sorted(knocker_melds, key=sorted))
     seen: set[tuple[tuple[frozenset[int], ...], frozenset[int]]] = set()
     found: set[frozenset[int]] = set()
-    stack = [(start, frozenset())]
+    stack: list[tuple[tuple[frozenset[int], ...], frozenset[int]]] = [(start, frozenset())]
     while stack:
         melds, laid = stack.pop()
         if (melds, laid) in seen:
@@ -157,6 +157,7 @@ def resolve(
     big = len(knocker) == 11
     if big and big_gin_bonus is None:
         raise ValueError("an 11-card knock needs big_gin_bonus")
+    big_bonus = big_gin_bonus or 0
     limit = 0 if big else knock_limit
     total = sum(value_of(c) for c in knocker)
     best: tuple[tuple[int, int], RefOutcome] | None = None
@@ -166,7 +167,7 @@ def resolve(
             continue
         if big:
             d = min_deadwood(defender)
-            score = d + big_gin_bonus
+            score = d + big_bonus
         elif k == 0:
             d = min_deadwood(defender)
             score = d + gin_bonus

@@ -81,7 +81,7 @@ def best_arrangement(hand: Iterable[int]) -> tuple[int, list[frozenset[int]]]:
     if len(set(hand)) != len(hand):
         raise ValueError(f"duplicate cards in {hand}")
     total = sum(value_of(c) for c in hand)
-    best = (total, [])
+    best: tuple[int, list[frozenset[int]]] = (total, [])
     for family in disjoint_families(all_melds(hand)):
         deadwood = total - sum(value_of(c) for meld in family for c in meld)
         if deadwood < best[0]:

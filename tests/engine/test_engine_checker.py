@@ -51,6 +51,10 @@ CONFIGS = [
      {OC.KNOCK, OC.GIN, OC.DRAW}, {OC.BIG_GIN, OC.TRUNCATED}),
     ("big_gin_31", RulesConfig(big_gin_bonus=31), 0.9, 30_000,
      {OC.BIG_GIN, OC.KNOCK}, {OC.TRUNCATED}),
+    # a mix: each game plays one of three rule sets (knock limits 10, 0, 25; big gin in one)
+    ("mix", (RulesConfig(), RulesConfig(knock_limit=0, undercut_bonus=25),
+             RulesConfig(knock_limit=25, gin_bonus=30, big_gin_bonus=31)), 0.5, 30_000,
+     {OC.KNOCK, OC.GIN, OC.UNDERCUT, OC.BIG_GIN, OC.DRAW}, {OC.TRUNCATED}),
     # six turns never empty the stock
     ("max_turns_6", RulesConfig(max_turns_per_hand=6), 0.0, 20_000,
      {OC.TRUNCATED, OC.KNOCK}, {OC.DRAW, OC.BIG_GIN}),

@@ -599,9 +599,9 @@ def _random_deck(rng: np.random.Generator) -> tuple[int, ...]:
     if rng.random() < 0.5:
         return tuple(range(N_CARDS))
     if rng.random() < 0.5:
-        width, suits = int(rng.integers(6, 8)), range(4)
+        width, suits = int(rng.integers(6, 8)), list(range(4))
     else:
-        width, suits = 8, sorted(rng.choice(4, 3, replace=False))
+        width, suits = 8, sorted(int(s) for s in rng.choice(4, 3, replace=False))
     low = int(rng.integers(0, N_RANKS - width + 1))
     return tuple(int(s) * N_RANKS + r for s in suits for r in range(low, low + width))
 

@@ -12,6 +12,7 @@ import reference_melds as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hgin_env.engine import melds
 from hgin_env.engine.cards import CARD_VALUE, card_id, format_cards, parse_card_list, parse_cards
 from hgin_env.engine.melds import (
     DISCARD_LOSS,
@@ -484,3 +485,81 @@ def test_best_melds_valid_property(hand):
     """best_melds gives a valid disjoint arrangement at minimum deadwood on random hands."""
     melds, deadwood = best_melds(to_masks([hand])[0])
     check_arrangement(hand, melds, deadwood)
+
+
+def test_min_deadwood_refuses_a_string_array() -> None:
+    """An array of card strings is refused by dtype, not read as 52 held cards."""
+    hand = np.array(["AC", "2C", "3C", "4D", "5D", "6D", "7H", "8H", "9H", "TS"] * 5 + ["JS", "QS"])
+    with pytest.raises(ValueError, match="dtype <U2"):
+        melds.min_deadwood(hand)
+    with pytest.raises(ValueError, match="dtype"):
+        melds.deadwood_after_discard(hand)
+
+
+def test_min_deadwood_accepts_zero_one_numbers_but_not_other_values() -> None:
+    """An int8 0/1 mask gives the bool answer; an entry of 2 is refused."""
+    hand = parse_cards("AC 2C 3C 4D 5D 6D 7H 8H 9H TS")
+    assert melds.min_deadwood(hand.astype(np.int8)) == melds.min_deadwood(hand) == 10
+    with pytest.raises(ValueError, match="0 or 1"):
+        melds.min_deadwood(hand.astype(np.int8) * 2)
+
+
+@pytest.mark.parametrize(
+    "cards",
+    [
+        " ".join(f"{r}{s}" for r in "A23456789TJQK" for s in "CDHS"),  # all 52 cards
+        # 36 cards, 9 ranks of 3 or more: 6**9 scenarios (asked for 2.7 GiB before)
+        "AC AD AH 2C 2D 2H 3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D 6H 7C 7D 7H 8C 8D 8H "
+        "9C 9D 9H TC TD JC JD QC QD KC KD KH",
+    ],
+)
+def test_min_deadwood_refuses_hands_beyond_its_documented_limit(cards: str) -> None:
+    """Hands with more than MAX_SET_RANKS ranks of 3+ cards raise a ValueError naming it."""
+    hand = parse_cards(cards)
+    with pytest.raises(ValueError, match=f"at most {melds.MAX_SET_RANKS}"):
+        melds.min_deadwood(hand)
+    with pytest.raises(ValueError, match=f"at most {melds.MAX_SET_RANKS}"):
+        melds.deadwood_after_discard(hand[None])
+
+
+def test_the_worst_hand_within_the_limit_is_searched() -> None:
+    """20 cards with 6 ranks of three (6**6 scenarios) get their exact minimum deadwood."""
+    hand = parse_cards("AC AD AH 2C 2D 2H 3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D 6H QS KS")
+    assert melds.min_deadwood(hand) == 20
+    assert melds.deadwood_after_discard(hand)[parse_card_list("KS")[0]] == 10
+
+
+def test_big_hands_agree_with_the_brute_force_reference() -> None:
+    """Dense 16- to 18-card hands (up to 5 ranks of 3+) match the plain-Python reference."""
+    rng = np.random.default_rng(17)
+    hands = np.zeros((12, 52), dtype=bool)
+    for i, row in enumerate(hands):
+        ranks = rng.choice(13, 5, replace=False)
+        pool = {s * 13 + r for s in range(4) for r in ranks} | {13 + r for r in range(13)}
+        row[rng.choice(sorted(pool), 16 + i % 3, replace=False)] = True
+    got = melds.min_deadwood(hands)
+    want = [ref.min_deadwood(np.flatnonzero(h).tolist()) for h in hands]
+    assert got.tolist() == want
+
+
+def test_chunked_search_equals_one_pass(monkeypatch) -> None:
+    """With a tiny scenario budget (many chunks) both deadwood functions give the same answers."""
+    rng = np.random.default_rng(5)
+    hands = np.zeros((300, 52), dtype=bool)
+    for row in hands:
+        ranks = rng.choice(13, 4, replace=False)
+        pool = [s * 13 + r for s in range(4) for r in ranks] + list(range(13))
+        row[rng.choice(sorted(set(pool)), 11, replace=False)] = True
+    one_pass = melds.min_deadwood(hands), melds.deadwood_after_discard(hands)
+    monkeypatch.setattr(melds, "SCENARIO_BUDGET", 40)
+    chunked = melds.min_deadwood(hands), melds.deadwood_after_discard(hands)
+    assert np.array_equal(one_pass[0], chunked[0]) and np.array_equal(one_pass[1], chunked[1])
+
+
+def test_best_melds_refuses_a_batch() -> None:
+    """best_melds takes one hand; a batch gets a ValueError saying so (not a reshape error)."""
+    hands = np.stack([parse_cards("AC 2C 3C 4D 5D 6D 7H 8H 9H TS")] * 3)
+    with pytest.raises(ValueError, match="one hand"):
+        melds.best_melds(hands)
+    found, loose = melds.best_melds(hands[0])
+    assert len(found) == 3 and loose == parse_card_list("TS")

@@ -1,26 +1,29 @@
 """Per-game randomness of the opponents: a batch of N games plays like N single games.
 
-Every opponent (``random``, ``simple``, ``expert``, the shipped ``ppo-cards``) decides a
+Every opponent (``random``, the bots, the shipped ``ppo-cards``) decides a
 game from that game's observation and its per-game key alone, so a VecEnv seeded s gives
 game i exactly the trajectory of a single env seeded s + i, in hand and in series mode.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from test_env_vec import CASES, SEED, N, choose, singles_for
 
-from agents import ExpertBot, SimpleBot, load_policy
+from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, load_policy
+from agents.bots import SimpleBotV1
 from hgin_env.engine import GinEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import accepts_keys
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.vector_env import HollywoodGinVectorEnv
 
-OPPONENTS = ["random", "simple", "expert", "ppo-cards"]
+OPPONENTS = ["random", "simple", "expert", "patient", "tempo", "simple@1", "ppo-cards"]
 #: whole hands under the default rules, and short series (see test_env_vec.CASES)
-KEY_CASES = {"hand": {"mode": "hand"}, "series": CASES["series"]}
+KEY_CASES: dict[str, dict[str, Any]] = {"hand": {"mode": "hand"}, "series": CASES["series"]}
 STEPS = 120
 
 
@@ -64,7 +67,7 @@ def test_sb3_vec_env_plays_like_single_envs_against_every_opponent(name, mode, s
 
 
 @pytest.mark.parametrize("mode", sorted(KEY_CASES))
-@pytest.mark.parametrize("name", ["simple", "expert"])
+@pytest.mark.parametrize("name", ["simple", "expert", "patient", "tempo"])
 def test_gymnasium_vector_env_plays_like_single_envs_against_every_opponent(
     name, mode, shipped_model
 ):
@@ -91,7 +94,7 @@ def test_gymnasium_vector_env_plays_like_single_envs_against_every_opponent(
     assert dones > 0
 
 
-@pytest.mark.parametrize("bot", [SimpleBot, ExpertBot])
+@pytest.mark.parametrize("bot", [SimpleBot, ExpertBot, PatientBot, TempoBot, SimpleBotV1])
 def test_a_bot_decides_each_row_from_its_own_key(bot):
     """With keys, a row's action does not depend on the other rows of the batch."""
     eng = GinEngine(64, seed=7)
@@ -113,5 +116,6 @@ def test_a_bot_decides_each_row_from_its_own_key(bot):
 
 
 def test_the_bots_take_per_game_keys():
-    """The simple and expert bots declare ``keys``, so the environments pass them keys."""
-    assert accepts_keys(SimpleBot()) and accepts_keys(ExpertBot())
+    """Every bot declares ``keys``, so the environments pass them keys."""
+    for bot in (SimpleBot, ExpertBot, PatientBot, TempoBot, SimpleBotV1):
+        assert accepts_keys(bot())

@@ -17,6 +17,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome
 from hgin_env.envs.gym_env import HollywoodGinEnv
 from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.pettingzoo_env import env as pettingzoo_env
 
 
 def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -190,3 +191,24 @@ def test_score_sheet_lists_the_viewer_first():
     lines = sheet_text(sheets, 0, 1, ("You", "Opponent")).splitlines()
     assert lines[1].split() == ["You", "110*", "80", "-"]
     assert lines[2].split() == ["Opponent", "-", "-", "-"]
+
+
+def test_a_huge_action_id_is_named_exactly() -> None:
+    """step(2**63) names 9223372036854775808 (no wrap to a negative id)."""
+    env = HollywoodGinEnv(seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="illegal action 9223372036854775808 ") as info:
+        env.step(2**63)
+    assert "-9223372036854775808" not in str(info.value)
+
+
+def test_seeds_outside_the_uint64_range_are_refused() -> None:
+    """reset(seed=2**64) and seed -1 raise a ValueError naming the range; 2**64-1 works."""
+    env = HollywoodGinEnv(seed=0)
+    for bad in (2**64, -1):
+        with pytest.raises(ValueError, match=r"0\.\.2\*\*64-1"):
+            env.reset(seed=bad)
+    obs, _ = env.reset(seed=2**64 - 1)
+    assert obs.shape == env.observation_space.shape
+    with pytest.raises(ValueError, match=r"0\.\.2\*\*64-1"):
+        pettingzoo_env().reset(seed=2**64)

@@ -146,3 +146,11 @@ def test_render_ansi_shows_the_acting_agents_view():
     env.reset(seed=0)
     text = env.render()
     assert env.agent_selection in text and "Game 1" in text and "Stock" in text
+
+
+def test_pettingzoo_refuses_an_array_of_actions_clearly() -> None:
+    """step(np.array([104, 105])) raises a ValueError asking for one action id."""
+    env = pettingzoo_env.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="one action id expected"):
+        env.step(np.array([104, 105]))

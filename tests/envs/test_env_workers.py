@@ -16,9 +16,9 @@ import yaml
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from agents.mixture import MixturePolicy
-from agents.model_policy import ModelPolicy
-from agents.torch_policy import TorchPolicy
+from agents.policies.mixture import MixturePolicy
+from agents.policies.model import ModelPolicy
+from agents.policies.torch_policy import TorchPolicy
 from agents.training import callbacks as callbacks_module
 from agents.training.checkpoint import latest_checkpoint
 from agents.training.config import build_config
@@ -37,7 +37,10 @@ SEED = 17
 CASES = {
     "hand": {"mode": "hand", "rules": RulesConfig(max_turns_per_hand=8)},
     "series": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30)},
-}
+    # a mix of rule sets, each series drawing its own from its seed
+    "mix": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30),
+            "rules_mix": [{"knock_limit": 20}, {"undercut_bonus": 25, "weight": 2}]},
+}  # fmt: skip
 #: (mode, opponent) pairs; the shipped card network loads in every process, so its
 #: series case is left to ``-m slow``
 PAIRS = [
@@ -46,6 +49,7 @@ PAIRS = [
     ])
     for case in CASES
     for opponent in ("random", "ppo-cards", "simple", "expert")
+    if case != "mix" or opponent == "random"
 ]  # fmt: skip
 
 

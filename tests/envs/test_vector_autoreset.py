@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -18,7 +20,7 @@ from hgin_env.envs.vector_env import HollywoodGinVectorEnv, parse_autoreset_mode
 N = 5
 SEED = 70
 #: hand mode with frequent max-turn draws; series mode with easy knocks and short games
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "hand": {"mode": "hand", "rules": RulesConfig(max_turns_per_hand=6)},
     "series": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30)},
 }

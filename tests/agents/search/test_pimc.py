@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from agents.bots import SimpleBot
-from agents.model_policy import PolicyLoadError, load_policy
+from agents.policies.model import PolicyLoadError, load_policy
 from agents.search.pimc import PimcPolicy, parse_params
 from agents.search.worlds import sample_worlds, seen_position, world_keys
 from hgin_env.engine.cards import N_CARDS
-from hgin_env.engine.game import GinEngine, hash_stream
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.keys import hash_stream
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import registered_policies
@@ -215,13 +216,12 @@ def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):
 
 
 def test_an_evaluation_split_across_workers_gives_the_one_process_result():
-    """``evaluate_parallel`` of the search equals the one-process evaluation (keyed worlds)."""
-    from agents.evaluation import evaluate
-    from agents.evaluation.parallel import evaluate_parallel
+    """The search split over 2 processes equals the one-process evaluation (keyed worlds)."""
+    from agents.evaluation import evaluate, processes
 
     kwargs = {"seed": 3, "progress": False, "max_hands_per_series": 3}
     one = evaluate("pimc:worlds=2,top=3", "simple", 4, **kwargs).to_dict()
-    split = evaluate_parallel("pimc:worlds=2,top=3", "simple", 4, workers=2, **kwargs).to_dict()
+    split = evaluate("pimc:worlds=2,top=3", "simple", 4, runner=processes(2), **kwargs).to_dict()
     for data in (one, split):
         data.pop("seconds")
         data.pop("series_per_second")
@@ -272,3 +272,18 @@ def test_the_search_records_demonstrations_as_a_pretrain_teacher():
     env.close()
     assert demos.actions.size == 80
     assert demos.masks[np.arange(80), demos.actions].all()
+
+
+def test_the_search_plays_each_games_rules_from_its_observation():
+    """Games under undercut bonus 10 and 25 in one call are searched under their own rules."""
+    from agents.search.pimc import rule_groups
+    from hgin_env.engine.config import RulesConfig
+
+    obs = []
+    for bonus in (10, 25, 10):
+        eng = GinEngine(1, RulesConfig(undercut_bonus=bonus), seed=bonus)
+        eng.reset()
+        obs.append(encode_observations(eng, eng.current_player))
+    groups = rule_groups(np.concatenate(obs), np.arange(3), RulesConfig(undercut_bonus=40))
+    found = {rules.undercut_bonus: rows.tolist() for rows, rules in groups}
+    assert found == {10: [0, 2], 25: [1]}

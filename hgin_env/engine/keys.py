@@ -1,0 +1,222 @@
+"""Random keys: every random stream of the project is derived here, from a seed and a name.
+
+Two kinds of stream, each with its one table of names:
+
+- **hash streams** (``Salt``): one ``uint64`` per game from ``(seed, counter, salt)``
+  through ``hash_stream`` (SplitMix64). They are counter-based, so a game's numbers depend
+  on its own seed and counter alone, never on the batch it plays in: the engine's decks
+  and dealers, the environments' seats and opponent keys, the evaluator's per-decision
+  keys, the training mixture's draws and a network's sampling noise;
+- **seed streams** (``SeedStream``): a new integer seed derived from a seed and a stream
+  number through numpy's ``SeedSequence``, for seeds that start other generators: the
+  evaluator's series and policies, a training session's deals, an env runner's games.
+
+A new stream takes a new name (and number) in its table; changing a number changes every
+game, result and test that uses it. The stream numbers and bit widths here are those the
+project has always used, so seeds give the numbers they gave before this module existed.
+
+Also here: the seed range (``check_seed``, ``MAX_SEED``), per-game seeds
+(``game_seeds``), uniform numbers from keys (``key_uniforms``, ``to_uniform``) and the
+seeds of a training driver's global generators (``driver_seeds``).
+
+>>> int(Salt.DECK), int(SeedStream.POLICY_B)
+(1, 2)
+>>> sub_seed(7, SeedStream.POLICY_A) == sub_seed(7, SeedStream.POLICY_A) < 2**63
+True
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from hgin_env.engine.cards import N_CARDS
+
+#: SplitMix64's increment (the golden ratio in 64 bits)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: the largest seed: seeds are unsigned 64-bit integers, 0..2**64 - 1
+MAX_SEED = 2**64 - 1
+#: what engines accept as a seed: an int (game i uses ``seed + i``), uint64[N] per-game
+#: seeds, or None for fresh entropy
+SeedLike = int | np.integer | np.ndarray | None
+#: 2**-53: the top 53 bits of a uint64 as a float in [0, 1)
+_UNIT = 1.0 / (1 << 53)
+
+
+class Salt(IntEnum):
+    """The salt of every hash stream (``hash_stream(seeds, counter, salt)``), one table.
+
+    The counter of each stream is what advances it: a game's hand or series number, its
+    episode, or how many decisions a player has taken in it.
+    """
+
+    #: engine: each hand's deck order (counter: the game's hand number)
+    DECK = 1
+    #: engine: each hand's dealer when no score sheet decides it
+    DEALER = 2
+    #: series engine: the first dealer of each series (counter: the series number)
+    SERIES_DEALER = 3
+    #: engine: which rule set of a mix each episode plays (counter: the episode number)
+    RULES_MIX = 4
+    #: envs: the agent's seat with ``agent_seat="random"`` (counter: the episode)
+    SEAT = 101
+    #: envs: the opponent's per-game decision keys (counter: its decisions so far)
+    OPPONENT = 102
+    #: evaluation: the decision keys of player A, then of player B (counter: decisions)
+    EVAL_A = 201
+    EVAL_B = 202
+    #: training mixture: which opponent a game draws (counter: its draws so far)
+    MIXTURE_DRAW = 301
+    #: a network's Gumbel noise when it samples (counter: the action id)
+    GUMBEL = 401
+    #: search: the rollout policies' decision keys (counter: moves played in the rollout)
+    SEARCH_ROLLOUT = 0x0C0FFEE
+    #: search: the redeal of each sampled world (mixed into the decision key, not hashed)
+    SEARCH_WORLDS = 0x5EA4C11
+    #: search: the decision keys of the hands that measure the series-value table's model
+    SERIES_VALUE_MODEL = 7
+
+
+class SeedStream(IntEnum):
+    """The stream number of every seed derived through ``SeedSequence([seed, stream])``."""
+
+    #: evaluation: the series' deal seeds
+    DEALS = 0
+    #: evaluation: the seeds of player A's and player B's own random streams
+    POLICY_A = 1
+    POLICY_B = 2
+    #: league: the bootstrap draws of the ratings' intervals
+    RATINGS = 3
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64 finalizer over uint64 arrays: a fast, well-spread integer hash."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def hash_stream(seeds: np.ndarray, counter: np.ndarray, salt: int) -> np.ndarray:
+    """One uint64 per game from ``(seed, counter, salt)``; ``salt`` is a ``Salt``."""
+    with np.errstate(over="ignore"):
+        x = mix64(np.asarray(seeds, np.uint64) * GOLDEN + np.uint64(salt))
+        return mix64(x ^ (np.asarray(counter, np.uint64) * GOLDEN))
+
+
+def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
+    """int8[N, 52] deck orders, one permutation per (seed, counter) pair."""
+    base = hash_stream(seeds, counter, Salt.DECK)
+    with np.errstate(over="ignore"):
+        keys = mix64(base[:, None] + np.arange(1, N_CARDS + 1, dtype=np.uint64) * GOLDEN)
+    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+
+
+def to_uniform(bits: np.ndarray, open_interval: bool = False) -> np.ndarray:
+    """float64 numbers in [0, 1) from uint64 ``bits`` (their top 53 bits).
+
+    Args:
+        bits: uint64 array.
+        open_interval: shift by half a step, so that no number is 0 (for a logarithm;
+            the largest word then rounds to 1.0 in float64).
+    """
+    top = np.asarray(bits, np.uint64) >> np.uint64(11)
+    return ((top + 0.5) if open_interval else top) * _UNIT
+
+
+def spread_keys(keys: np.ndarray, count: int, salt: int) -> np.ndarray:
+    """``uint64[N, count]``: ``count`` sub-keys of each key, entry ``(i, j)`` from ``keys[i]``.
+
+    The SplitMix64 sequence of ``keys[i] ^ salt`` (the search's sampled worlds use it).
+    """
+    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1) ^ np.uint64(salt)
+    with np.errstate(over="ignore"):
+        return mix64(k + (np.arange(1, count + 1, dtype=np.uint64) * GOLDEN)[None, :])
+
+
+def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
+    """``float64[N, count]`` uniform numbers in [0, 1), entry ``(i, j)`` from ``keys[i]`` alone.
+
+    Number ``j`` is the top 53 bits of ``mix64(key + (offset + j + 1) * GOLDEN)`` (the
+    SplitMix64 sequence of the key), so callers take disjoint ``offset`` ranges for the
+    different random choices of one decision.
+    """
+    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
+    steps = np.arange(offset + 1, offset + count + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = mix64(k + steps * GOLDEN)
+    return to_uniform(x)
+
+
+def _seed_words(words: list[int], count: int, drop_bits: int) -> np.ndarray:
+    """``count`` uint64 words of ``SeedSequence(words)``, each shifted right ``drop_bits``."""
+    state = np.random.SeedSequence(words).generate_state(count, np.uint64)
+    return state >> np.uint64(drop_bits)
+
+
+def sub_seed(seed: int, stream: SeedStream) -> int:
+    """A 63-bit seed derived from ``(seed, stream)``."""
+    return int(_seed_words([seed, stream], 1, 1)[0])
+
+
+def series_seeds(seed: int, n: int) -> np.ndarray:
+    """uint64[n]: the deal seeds of an evaluation's ``n`` series (``SeedStream.DEALS``)."""
+    return _seed_words([seed, SeedStream.DEALS], n, 0)
+
+
+def session_seed(seed: int, steps: int) -> int:
+    """The game seed of a training session that starts at ``steps`` (62 bits).
+
+    Derived through a hash so that runs with nearby seeds, and a resumed session, do not
+    replay the same deals.
+    """
+    return int(_seed_words([seed, steps], 1, 2)[0])
+
+
+def worker_seeds(seed: int, worker: int) -> tuple[int, int]:
+    """The game seed and torch seed (62 bits each) of env runner ``worker`` of a run."""
+    games, draws = _seed_words([seed, worker], 2, 2)
+    return int(games), int(draws)
+
+
+def driver_seeds(seed: int) -> tuple[int, int, int]:
+    """The seeds of a training driver's global generators: ``(random, numpy, torch)``."""
+    return seed, seed % 2**32, seed
+
+
+def fresh_seed() -> int:
+    """A 63-bit seed from the operating system's entropy (not reproducible)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` as a Python int after checking that it is an integer in 0..``MAX_SEED``.
+
+    Raises:
+        ValueError: for anything else (negative, too large, not an integer), naming it.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"a seed must be an integer in 0..2**64-1, got {int(seed)}")
+    return int(seed)
+
+
+def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
+    """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is.
+
+    Seeds are integers in 0..2**64-1 (``check_seed``); ``s + i`` wraps modulo 2**64.
+    """
+    if seed is None:
+        seed = fresh_seed()
+    arr = np.asarray(seed)
+    if arr.ndim == 0:
+        return np.uint64(check_seed(arr.item())) + np.arange(n, dtype=np.uint64)
+    if arr.shape != (n,):
+        raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
+    if arr.dtype.kind != "u":
+        for value in arr.tolist():
+            check_seed(value)
+    return arr.astype(np.uint64)

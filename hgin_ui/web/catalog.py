@@ -1,0 +1,135 @@
+"""The policies the web table offers, by name: a request names one, never a path.
+
+A model file is code (a MaskablePPO ``.zip`` is unpickled when it loads), so the server
+loads only what its own command line pointed at. ``PolicyCatalog`` lists:
+
+- the registered bots (``random``, ``simple``, ``expert``, ...);
+- the shipped models (``models/<name>/model.zip``: ``ppo-cards``);
+- the models found under the folders given with ``--models DIR``: every ``*.zip`` below
+  the folder as ``DIR/<path without .zip>`` and every folder holding ``model.zip`` as
+  ``DIR/<folder path>`` (``DIR`` is the folder's own name, so ``--models runs/`` lists
+  ``runs/quickstart__1/final_model``);
+- the command line's opponent, under the name it was given (a path typed by the user
+  who started the server).
+
+A name not in the list is refused with the list, never looked up on disk, so an answer
+says nothing about the files of the machine. A model loads once and is shared by the
+games that play it (a model plays deterministically).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from agents.policies.model import (
+    MODEL_FILE,
+    ModelPolicy,
+    PolicyLoadError,
+    load_policy,
+    shipped_models,
+)
+from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
+
+#: what an unknown name may look like to be quoted back (a path or a long text is not)
+_NAME = re.compile(r"[\w.@:=,+-]{1,40}")
+#: the most models listed from the --models folders (a datalist of thousands helps nobody)
+MAX_FOUND = 500
+
+
+class UnknownPolicyError(ValueError):
+    """A policy name the server does not list; the message lists the names it has."""
+
+
+def found_models(folder: Path) -> dict[str, Path]:
+    """The models under ``folder`` by their catalogue names (see the module docstring).
+
+    Raises:
+        ValueError: ``folder`` is not a directory.
+    """
+    if not folder.is_dir():
+        raise ValueError(f"--models {folder}: not a directory")
+    prefix = folder.resolve().name or "models"
+    found: dict[str, Path] = {}
+    for path in sorted(folder.rglob("*.zip")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(folder)
+        parts = rel.parent.parts if path.name == MODEL_FILE else rel.with_suffix("").parts
+        found["/".join((prefix, *parts))] = path
+        if len(found) >= MAX_FOUND:
+            break
+    return found
+
+
+class PolicyCatalog:
+    """The policies the server offers by name, and their loading (models load once).
+
+    Args:
+        model_dirs: folders whose models are offered (``--models``).
+        extra: more policies by name: a model ``.zip`` path, a folder holding
+            ``model.zip``, or another spec ``load_policy`` takes (the command line's
+            opponent).
+
+    Raises:
+        ValueError: a ``--models`` folder is missing, or two folders list one name.
+    """
+
+    def __init__(
+        self, model_dirs: Iterable[Path] = (), extra: Mapping[str, str] | None = None
+    ) -> None:
+        shipped = shipped_models()
+        self.bots = [name for name in registered_policies() if name not in shipped]
+        self.models: dict[str, Path | str] = dict(shipped)
+        for folder in model_dirs:
+            for name, path in found_models(Path(folder)).items():
+                if name in self.models:
+                    raise ValueError(f"--models {folder}: the name {name!r} is listed twice")
+                self.models[name] = path
+        for name, spec in (extra or {}).items():
+            if name not in self.bots:
+                self.models.setdefault(name, spec)
+        self._loaded: dict[str, Policy] = {}
+        self._lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        """Every name the server accepts: the models first, then the bots."""
+        return [*self.models, *self.bots]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.bots or name in self.models
+
+    def load(self, name: str, seed: int | None = None) -> Policy:
+        """The policy the server lists as ``name`` (a bot is new and seeded; a model shared).
+
+        Raises:
+            UnknownPolicyError: the server lists no such name.
+            PolicyLoadError: the listed model does not load; the message names the model
+                by its catalogue name only (the full reason, which may name paths, is
+                the exception's ``__cause__``).
+        """
+        if name in self.bots:
+            return resolve_policy(name, seed)
+        if name not in self.models:
+            shown = repr(name) if _NAME.fullmatch(name) else "(a path or a long text)"
+            raise UnknownPolicyError(
+                f"unknown opponent {shown}: choose one the server lists "
+                f"({', '.join(self.names()[:20])}{', ...' if len(self.names()) > 20 else ''})"
+            )
+        with self._lock:
+            if name not in self._loaded:
+                self._loaded[name] = self._load_model(name, self.models[name])
+            return self._loaded[name]
+
+    @staticmethod
+    def _load_model(name: str, spec: Path | str) -> Policy:
+        try:
+            if isinstance(spec, Path):
+                return ModelPolicy(spec, name=name)
+            return load_policy(spec)
+        except PolicyLoadError as exc:
+            raise PolicyLoadError(
+                f"the model {name!r} cannot be loaded (the server's console says why)"
+            ) from exc

@@ -1,0 +1,156 @@
+"""Reading the web table's requests: the JSON body and each field, checked, or a clear 400.
+
+Every refusal is an ``ApiError`` (status, message, and the game's view for a refused
+move). A message quotes at most a few dozen characters of what was sent (``shown``) and
+never a path of the machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+
+from hgin_env.engine.config import RulesConfig
+from hgin_ui.terminal import parse_rules
+
+#: the largest seed: the engine's keys are 64-bit
+MAX_SEED = 2**64 - 1
+#: the longest text field read (a name, an opponent, the rules)
+MAX_TEXT = 200
+
+
+class ApiError(Exception):
+    """A refused request: its HTTP status, the message, and the game's view if any."""
+
+    def __init__(self, status: int, message: str, state: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.state = state
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """What the page's forms start with (from the command line).
+
+    Attributes:
+        opponent: the opponent policy's name (one the server lists).
+        seat: the person's seat.
+        names: the person's and the opponent's names (``Opponent`` shows the policy).
+        rules: the rules options.
+        seed: the seed of the deals, or None for a random one per game.
+    """
+
+    opponent: str = "expert"
+    seat: int = 0
+    names: tuple[str, str] = ("You", "Opponent")
+    rules: RulesConfig = dataclasses.field(default_factory=RulesConfig)
+    seed: int | None = None
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: what a message quotes of the input."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def rules_text(rules: RulesConfig) -> str:
+    """The options that differ from the defaults, as ``play.py --rules`` takes them."""
+    default = RulesConfig().to_dict()
+    words = []
+    for key, value in rules.to_dict().items():
+        if value != default[key]:
+            text = "none" if value is None else str(value).lower()
+            words.append(f"{key}={text}")
+    return " ".join(words)
+
+
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The JSON object of a request body (an empty body is ``{}``).
+
+    Raises:
+        ApiError: 400 for a body that is not JSON, nested too deep, or not an object.
+    """
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"malformed request: the body is not JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise ApiError(400, "malformed request: the JSON is nested too deep") from exc
+    if not isinstance(data, dict):
+        raise ApiError(400, "malformed request: the body must be a JSON object")
+    return data
+
+
+async def read_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (its size is bounded by ``guards.RequestGuard``)."""
+    return parse_body(await request.body())
+
+
+def text_field(data: dict[str, Any], key: str, default: str) -> str:
+    """A text field, stripped (blank: ``default``).
+
+    Raises:
+        ApiError: 400 for a value that is not a string or is over ``MAX_TEXT`` characters.
+    """
+    value = data.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise ApiError(400, f"malformed request: {key} must be a string, got {shown(value)}")
+    if len(value) > MAX_TEXT:
+        raise ApiError(400, f"{key} is over {MAX_TEXT} characters ({len(value)})")
+    return value.strip() or default
+
+
+def seed_field(data: dict[str, Any], default: int | None) -> int | None:
+    """The seed: an integer in 0..2**64-1 or its decimal text; blank or null: ``default``.
+
+    Raises:
+        ApiError: 400 for anything else.
+    """
+    value = data.get("seed", default)
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 20:
+            value = int(text)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ApiError(400, f"the seed must be an integer in 0..2**64-1, got {shown(value)}")
+    return value
+
+
+def seat_field(data: dict[str, Any], default: int) -> int:
+    """The person's seat: 0 or 1 (or the text ``"0"``, ``"1"``).
+
+    Raises:
+        ApiError: 400 for anything else (``1.0`` and ``true`` included).
+    """
+    value = data.get("seat", default)
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1):
+        raise ApiError(400, f"the seat must be 0 or 1, got {shown(value)}")
+    return value
+
+
+def rules_field(data: dict[str, Any], default: RulesConfig) -> RulesConfig:
+    """The rules from ``key=value`` items (spaces or commas between them).
+
+    Raises:
+        ApiError: 400 with ``parse_rules``' reason.
+    """
+    if "rules" not in data:
+        return default
+    text = text_field(data, "rules", "")
+    try:
+        return parse_rules(text.replace(",", " ").split())
+    except ValueError as exc:
+        raise ApiError(400, f"rules: {exc}") from exc

@@ -1,0 +1,691 @@
+// Hollywood Gin web table: plain JavaScript, no build step, nothing loaded from the network.
+// The server holds every game; this page only draws the views it is sent and posts moves
+// in play.py's prompt grammar ("draw", "take", "pass", "7H", "knock 7H").
+"use strict";
+
+// ------------------------------------------------------------------ helpers
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("data-")) node.setAttribute(key, value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+let busyCount = 0;
+function setBusy(delta) {
+  busyCount += delta;
+  document.body.dataset.busy = busyCount > 0 ? "1" : "0";
+}
+
+// The server's token, from the URL it printed (http://127.0.0.1:PORT/?token=...): every API
+// request carries it, so that no other page the browser holds can use the server.
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+const AUTH = { "X-Hgin-Token": TOKEN };
+
+// The message of a refused answer: the server's {"error": ...}, else its status.
+async function errorOf(response) {
+  try {
+    return (await response.json()).error || `HTTP ${response.status}`;
+  } catch (err) {
+    return `The server answered ${response.status} ${response.statusText}.`;
+  }
+}
+
+// A JSON request (a POST always sends a JSON body); a refused one throws an Error carrying
+// the server's message and state.
+async function api(method, url, body) {
+  const options = { method, headers: { ...AUTH } };
+  if (method === "POST") {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body === undefined ? {} : body);
+  }
+  setBusy(1);
+  try {
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (err) {
+      throw new Error("The server cannot be reached: is play.py --web still running?");
+    }
+    let data;
+    try {
+      data = await response.json();
+    } catch (err) {
+      data = { error: `The server answered ${response.status} ${response.statusText}.` };
+    }
+    if (!response.ok) {
+      const error = new Error(data.error || `HTTP ${response.status}`);
+      error.state = data.state;
+      throw error;
+    }
+    return data;
+  } finally {
+    setBusy(-1);
+  }
+}
+
+function showError(id, message) {
+  const box = $(id);
+  box.textContent = message || "";
+  box.classList.toggle("shown", Boolean(message));
+}
+
+// Make a card (or the stock) a button: a click, Enter or Space plays ``action``; it takes
+// the keyboard focus in turn (Tab) and shows it.
+function pressable(node, action, label) {
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  if (label) node.setAttribute("aria-label", label);
+  node.addEventListener("click", action);
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      action();
+    }
+  });
+  return node;
+}
+
+function bump(board, state) {
+  board.dataset.state = state;
+  board.dataset.version = String(Number(board.dataset.version) + 1);
+}
+
+// ------------------------------------------------------------------ cards
+const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAMES = { A: "A", T: "10", J: "J", Q: "Q", K: "K" };
+const SVG_NS = "http://www.w3.org/2000/svg";
+// suit symbols drawn in a 100 x 100 box
+const SUIT_SHAPES = {
+  S: [["path", { d: "M50 4C62 26 95 40 92 64C90 80 70 85 56 72C57 84 61 91 70 96H30C39 91 43 84 44 72C30 85 10 80 8 64C5 40 38 26 50 4Z" }]],
+  H: [["path", { d: "M50 93C41 80 6 60 6 33C6 17 18 7 30 7C40 7 47 13 50 22C53 13 60 7 70 7C82 7 94 17 94 33C94 60 59 80 50 93Z" }]],
+  D: [["path", { d: "M50 3L87 50L50 97L13 50Z" }]],
+  C: [
+    ["circle", { cx: 50, cy: 28, r: 20 }],
+    ["circle", { cx: 27, cy: 58, r: 20 }],
+    ["circle", { cx: 73, cy: 58, r: 20 }],
+    ["path", { d: "M45 50H55L62 96H38Z" }],
+  ],
+};
+
+function suitSvg(suit, cls) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 100 100");
+  svg.setAttribute("class", cls);
+  svg.setAttribute("aria-hidden", "true");
+  for (const [tag, attrs] of SUIT_SHAPES[suit]) {
+    const shape = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) shape.setAttribute(k, v);
+    svg.append(shape);
+  }
+  return svg;
+}
+
+// A card face drawn from its text ("7H"): rank in the corners, the suit in SVG.
+function cardFace(text, extra = "") {
+  const rank = text[0];
+  const suit = text[1];
+  const shown = RANK_NAMES[rank] || rank;
+  const red = suit === "H" || suit === "D";
+  const face = "JQK".includes(rank);
+  const centre = face
+    ? el("span", { class: "court" }, shown, suitSvg(suit, "court-pip"))
+    : suitSvg(suit, "pip");
+  return el(
+    "div",
+    {
+      class: `card ${red ? "red" : "black"} ${extra}`.trim(),
+      "data-card": text,
+      title: `${shown} of ${SUIT_NAMES[suit]}`,
+    },
+    el("span", { class: "corner top" }, shown, suitSvg(suit, "corner-pip")),
+    centre,
+    el("span", { class: "corner bottom" }, shown, suitSvg(suit, "corner-pip")),
+  );
+}
+
+function cardBack(extra = "") {
+  return el("div", { class: `card back ${extra}`.trim(), title: "a card face down" });
+}
+
+function cardRow(cards, extra = "") {
+  return el("div", { class: "row" }, cards.map((c) => cardFace(c, extra)));
+}
+
+// ------------------------------------------------------------------ the table
+// opts: bottom (the seat drawn at the bottom), moves (the person's legal moves, or null),
+// onMove(text) (posts a move), labels (per seat, e.g. "you").
+function renderTable(box, table, opts) {
+  box.replaceChildren();
+  const top = 1 - opts.bottom;
+  box.append(seatArea(table, top, opts, false), centre(table, opts), seatArea(table, opts.bottom, opts, true));
+}
+
+function seatArea(table, seat, opts, isBottom) {
+  const info = table.seats[seat];
+  const acting = table.to_act === seat;
+  const chips = [];
+  if (table.dealer === seat) chips.push(el("span", { class: "chip" }, "dealer"));
+  if (acting) chips.push(el("span", { class: "chip act" }, "to act"));
+  const head = el(
+    "div",
+    { class: "seat-head" },
+    el("strong", {}, info.name),
+    opts.labels && opts.labels[seat] ? el("span", { class: "muted" }, ` (${opts.labels[seat]})`) : null,
+    ...chips,
+    info.hand ? el("span", { class: "deadwood", "data-seat": seat }, `deadwood ${info.hand.deadwood}`) : null,
+  );
+  let hand;
+  const moves = isBottom ? opts.moves : null;
+  if (info.hand) {
+    hand = handGroups(info.hand, moves, opts.onMove);
+  } else {
+    // face down: the cards known from the pile face up, the rest as backs
+    const hidden = info.count - info.known.length;
+    hand = el(
+      "div",
+      { class: "hand hidden-hand", "data-seat": seat },
+      el("div", { class: "row" }, Array.from({ length: hidden }, () => cardBack())),
+      info.known.length
+        ? el("div", { class: "group known" }, el("div", { class: "group-label" }, "known"), cardRow(info.known))
+        : null,
+    );
+  }
+  const discards = el(
+    "div",
+    { class: "discards" },
+    el("span", { class: "muted" }, "discarded: "),
+    info.discards.length ? cardRow(info.discards, "mini") : el("span", { class: "muted" }, "none"),
+  );
+  const area = el("div", { class: `seat ${isBottom ? "bottom" : "top"} ${acting ? "acting" : ""}`, "data-seat": seat });
+  if (isBottom) area.append(discards, hand, head);
+  else area.append(head, hand, discards);
+  return area;
+}
+
+// The hand as its best melds, then the deadwood; in the discard phase every card is a
+// button (discard it) with the deadwood it would leave, and a Knock button where legal.
+function handGroups(hand, moves, onMove) {
+  const options = {};
+  if (moves && moves.discards) for (const d of moves.discards) options[d.card] = d;
+  const slot = (card) => {
+    const d = options[card];
+    if (!d) return el("div", { class: "slot" }, cardFace(card));
+    const face = cardFace(card, d.discard ? "playable" : "blocked");
+    if (d.discard) {
+      pressable(face, () => onMove(card), `discard ${card}: deadwood ${d.deadwood} left`);
+      face.title = `discard ${card}: deadwood ${d.deadwood}`;
+    } else {
+      face.title = `${card} was just taken from the pile: it cannot be discarded now`;
+    }
+    return el(
+      "div",
+      { class: "slot", "data-card": card, "data-deadwood": d.deadwood, "data-discard": d.discard ? "1" : "0" },
+      face,
+      el("div", { class: "dw", title: "deadwood left after discarding this card" }, d.discard ? `→ ${d.deadwood}` : "taken"),
+      d.knock
+        ? el("button", { type: "button", class: "knock", "data-card": card, onclick: () => onMove(`knock ${card}`) }, "Knock")
+        : null,
+    );
+  };
+  const groups = hand.melds.map((meld) =>
+    el("div", { class: "group meld" }, el("div", { class: "row" }, meld.map(slot))),
+  );
+  if (hand.deadwood_cards.length) {
+    groups.push(
+      el(
+        "div",
+        { class: "group loose" },
+        el("div", { class: "group-label" }, "deadwood"),
+        el("div", { class: "row" }, hand.deadwood_cards.map(slot)),
+      ),
+    );
+  }
+  return el("div", { class: "hand" }, groups);
+}
+
+function centre(table, opts) {
+  const moves = opts.moves;
+  const stock = el(
+    "div",
+    { class: "pile-box" },
+    table.stock > 0 ? cardBack(moves && moves.draw ? "playable" : "") : el("div", { class: "card empty" }),
+    el("div", { class: "label", id: "stock-count" }, `stock: ${table.stock}`),
+  );
+  if (moves && moves.draw) pressable(stock.firstChild, () => opts.onMove("draw"), "draw from the stock");
+  const topCard = table.top ? cardFace(table.top, moves && moves.take ? "playable" : "") : el("div", { class: "card empty" });
+  if (moves && moves.take) pressable(topCard, () => opts.onMove("take"), `take ${table.top}`);
+  const older = table.pile.slice(0, -1).slice(-14);
+  const pile = el(
+    "div",
+    { class: "pile-box" },
+    el("div", { class: "pile" }, older.map((c) => cardFace(c, "mini under")), topCard),
+    el("div", { class: "label" }, `top discard${table.top ? " " + table.top : ""}, pile: ${table.pile.length}`),
+  );
+  const buttons = el("div", { class: "actions" });
+  if (moves) {
+    const button = (id, label, move, enabled) =>
+      el("button", { type: "button", id, disabled: !enabled, onclick: () => opts.onMove(move) }, label);
+    if (table.phase === "offer") {
+      buttons.append(button("move-take", `Take ${table.top}`, "take", moves.take), button("move-pass", "Pass", "pass", moves.pass));
+    } else if (table.phase === "draw") {
+      buttons.append(
+        button("move-draw", "Draw from the stock", "draw", moves.draw),
+        button("move-take", `Take ${table.top}`, "take", moves.take),
+      );
+    } else {
+      buttons.append(
+        el("div", { class: "muted" }, "Click a card to discard it, or Knock under it to knock with it."),
+        el("div", { class: "muted" }, "→ N under a card: the deadwood left after discarding it."),
+      );
+    }
+  }
+  return el(
+    "div",
+    { class: "centre" },
+    stock,
+    pile,
+    el("div", { class: "turn" }, `turn ${table.turn}`, buttons),
+  );
+}
+
+// ------------------------------------------------------------------ results, sheet, log
+function renderResult(box, result, extra) {
+  box.replaceChildren();
+  box.hidden = !result;
+  if (!result) return;
+  box.append(el("h3", { id: box.id + "-headline" }, result.headline));
+  for (const seat of result.seats) {
+    const groups = seat.melds.map((m) => el("div", { class: "group meld" }, cardRow(m)));
+    if (seat.layoffs.length) {
+      groups.push(el("div", { class: "group layoff" }, el("div", { class: "group-label" }, "laid off"), cardRow(seat.layoffs)));
+    }
+    if (seat.deadwood_cards.length) {
+      groups.push(el("div", { class: "group loose" }, el("div", { class: "group-label" }, "deadwood"), cardRow(seat.deadwood_cards)));
+    }
+    box.append(
+      el(
+        "div",
+        { class: "result-seat" },
+        el("div", { class: "seat-head" }, el("strong", {}, seat.name), seat.role ? el("span", { class: "chip" }, seat.role) : null,
+          el("span", { class: "deadwood" }, `deadwood ${seat.deadwood}`)),
+        el("div", { class: "hand" }, groups),
+      ),
+    );
+  }
+  if (result.lines.length > 1) box.append(el("pre", { class: "result-text" }, result.lines.join("\n")));
+  if (extra) box.append(extra);
+}
+
+function renderSheet(box, sheet) {
+  box.replaceChildren();
+  const header = el("tr", {}, el("th", {}, "Player"), [1, 2, 3].map((g) => el("th", {}, `Game ${g}`)));
+  const rows = sheet.rows.map((row) =>
+    el(
+      "tr",
+      { "data-seat": row.seat },
+      el("th", {}, row.name),
+      row.scores.map((score, g) =>
+        el("td", { class: row.won[g] ? "won" : "", "data-game": g + 1 }, score === null ? "–" : String(score), row.won[g] ? " ★" : ""),
+      ),
+    ),
+  );
+  const table = el("table", {}, el("thead", {}, header), el("tbody", {}, rows));
+  if (sheet.bonuses) {
+    table.append(
+      el("tfoot", {}, sheet.rows.map((row) => el("tr", {}, el("th", {}, `${row.name} with bonuses`), row.totals.map((t) => el("td", {}, String(t)))))),
+    );
+  }
+  const status = sheet.finished
+    ? sheet.winner
+      ? `Series won by ${sheet.winner}.`
+      : "Series over, no winner."
+    : `Series in progress (games won: ${sheet.rows.map((r) => `${r.name} ${r.games_won}`).join(", ")}).`;
+  box.append(table, el("div", { class: `series ${sheet.finished ? "over" : ""}`, id: box.id + "-status" }, status));
+}
+
+function renderLog(box, lines, fresh) {
+  box.replaceChildren(...lines.map((line, i) => el("li", { class: fresh && fresh.has(i) ? "new" : "" }, line)));
+  box.scrollTop = box.scrollHeight;
+}
+
+function setSave(link, gameId, count) {
+  if (count > 0) {
+    link.href = `/api/games/${gameId}/transcript?token=${encodeURIComponent(TOKEN)}`;
+    link.classList.remove("disabled");
+  } else {
+    link.removeAttribute("href");
+    link.classList.add("disabled");
+  }
+  link.textContent = `Save transcript (${count} hand${count === 1 ? "" : "s"})`;
+}
+
+// ------------------------------------------------------------------ play
+const play = { view: null, lastHand: 0, lastLog: 0 };
+
+async function playRequest(method, url, body) {
+  if (document.body.dataset.busy === "1") return; // one request at a time (a double click)
+  try {
+    renderPlay(await api(method, url, body));
+    showError("play-error", "");
+  } catch (err) {
+    showError("play-error", err.message);
+    if (err.state) renderPlay(err.state);
+    else bump($("play-board"), $("play-board").dataset.state);
+  }
+}
+
+function playMove(text) {
+  if (!play.view) return;
+  playRequest("POST", `/api/play/${play.view.game}/move`, { move: text });
+}
+
+function renderPlay(view) {
+  const board = $("play-board");
+  board.hidden = false;
+  const me = view.you;
+  const myName = view.names[me];
+  // the opponent's moves since the last view are announced
+  const sameHand = view.hand_no === play.lastHand && play.view && play.view.game === view.game;
+  const from = sameHand ? play.lastLog : 0;
+  const fresh = new Set();
+  const theirs = [];
+  // the server says whose line each is: a player named like the bot is not confused
+  view.log.forEach((line, i) => {
+    if (i >= from && view.log_seats[i] === 1 - me) {
+      fresh.add(i);
+      theirs.push(line);
+    }
+  });
+  play.view = view;
+  play.lastHand = view.hand_no;
+  play.lastLog = view.log.length;
+  $("play-title").textContent = `Hand ${view.hand_no}: ${myName} against ${view.names[1 - me]}`;
+  $("play-status").textContent = view.status;
+  // the opponent's latest moves stay announced until it moves again or the hand ends
+  if (theirs.length || !sameHand || view.result) {
+    $("play-announce").textContent = theirs.join(" · ");
+    $("play-announce").hidden = theirs.length === 0;
+  }
+  const tableBox = $("play-table");
+  if (view.table) {
+    tableBox.hidden = false;
+    const labels = myName.toLowerCase() === "you" ? {} : { [me]: "you" };
+    if (view.opponent !== view.names[1 - me]) labels[1 - me] = view.opponent;
+    renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels });
+  } else {
+    tableBox.hidden = true;
+    tableBox.replaceChildren();
+  }
+  let extra = null;
+  if (view.result) {
+    extra = view.finished
+      ? el("div", { class: "series-over" }, el("strong", {}, view.sheet.winner ? `${view.sheet.winner} won the series.` : "The series is over."),
+          el("button", { type: "button", id: "play-again", onclick: () => $("play-form").requestSubmit() }, "New series"))
+      : el("button", { type: "button", id: "play-next", onclick: () => playRequest("POST", `/api/play/${view.game}/next`) }, "Next hand");
+  }
+  renderResult($("play-result"), view.result, extra);
+  $("play-type").hidden = !view.moves;
+  renderSheet($("play-sheet"), view.sheet);
+  renderLog($("play-log"), view.log, fresh);
+  setSave($("play-save"), view.game, view.saved_hands);
+  $("play-to-replay").disabled = view.saved_hands === 0;
+  bump(board, view.result ? (view.finished ? "series-over" : "hand-over") : view.moves ? view.table.phase : "wait");
+}
+
+$("play-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const body = {
+    opponent: form.get("opponent"),
+    seat: Number(form.get("seat")),
+    name: form.get("name"),
+    seed: form.get("seed").trim() === "" ? null : form.get("seed").trim(),
+    rules: form.get("rules"),
+  };
+  play.view = null;
+  playRequest("POST", "/api/play", body);
+});
+
+$("play-type").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = event.target.elements.move;
+  const text = input.value.trim();
+  if (text) playMove(text);
+  input.value = "";
+});
+
+$("play-to-replay").addEventListener("click", async () => {
+  if (!play.view) return;
+  setBusy(1);
+  try {
+    let response;
+    try {
+      response = await fetch(`/api/games/${play.view.game}/transcript`, { headers: AUTH });
+    } catch (err) {
+      throw new Error("The server cannot be reached: is play.py --web still running?");
+    }
+    if (!response.ok) throw new Error(await errorOf(response));
+    const text = await response.text();
+    selectMode("replay");
+    loadReplay(text, "this game");
+  } catch (err) {
+    showError("play-error", err.message);
+  } finally {
+    setBusy(-1);
+  }
+});
+
+// ------------------------------------------------------------------ watch
+const watch = { view: null, running: false, timer: null };
+
+function speed() {
+  return Number($("watch-speed").value);
+}
+
+function showSpeed() {
+  $("watch-speed-text").textContent = `${(speed() / 1000).toFixed(2)} s per move`;
+}
+
+function renderWatch(view) {
+  watch.view = view;
+  const board = $("watch-board");
+  board.hidden = false;
+  $("watch-title").textContent = `Hand ${view.hand_no}: ${view.names[0]} against ${view.names[1]}`;
+  $("watch-status").textContent = view.finished ? "The series is over." : watch.running ? "playing" : "paused";
+  const tableBox = $("watch-table");
+  tableBox.hidden = !view.table;
+  if (view.table) renderTable(tableBox, view.table, { bottom: 0, moves: null, labels: null });
+  renderResult($("watch-result"), view.result, null);
+  renderSheet($("watch-sheet"), view.sheet);
+  renderLog($("watch-log"), view.log, new Set([view.log.length - 1]));
+  setSave($("watch-save"), view.game, view.saved_hands);
+  $("watch-toggle").textContent = watch.running ? "Pause" : "Play";
+  $("watch-toggle").disabled = view.finished;
+  $("watch-step").disabled = view.finished || watch.running;
+  bump(board, view.finished ? "series-over" : view.result ? "hand-over" : "live");
+}
+
+async function watchStep() {
+  if (!watch.view || watch.view.finished) return false;
+  try {
+    renderWatch(await api("POST", `/api/watch/${watch.view.game}/step`));
+    showError("watch-error", "");
+    return true;
+  } catch (err) {
+    showError("watch-error", err.message);
+    if (err.state) renderWatch(err.state);
+    return false;
+  }
+}
+
+function stopWatch() {
+  watch.running = false;
+  clearTimeout(watch.timer);
+  if (watch.view) renderWatch(watch.view);
+}
+
+async function watchTick() {
+  if (!watch.running) return;
+  const ok = await watchStep();
+  if (!ok || !watch.running || watch.view.finished) {
+    stopWatch();
+    return;
+  }
+  // linger on the end of a hand
+  const delay = watch.view.result ? Math.max(1500, 3 * speed()) : speed();
+  watch.timer = setTimeout(watchTick, delay);
+}
+
+$("watch-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  stopWatch();
+  const form = new FormData(event.target);
+  const seed = form.get("seed").trim();
+  try {
+    const view = await api("POST", "/api/watch", {
+      players: [form.get("a"), form.get("b")],
+      seed: seed === "" ? null : seed,
+      rules: form.get("rules"),
+    });
+    showError("watch-error", "");
+    watch.running = true;
+    renderWatch(view);
+    watch.timer = setTimeout(watchTick, speed());
+  } catch (err) {
+    showError("watch-error", err.message);
+  }
+});
+
+$("watch-toggle").addEventListener("click", () => {
+  if (watch.running) {
+    stopWatch();
+  } else {
+    watch.running = true;
+    renderWatch(watch.view);
+    watchTick();
+  }
+});
+$("watch-step").addEventListener("click", () => {
+  if (!watch.running && document.body.dataset.busy !== "1") watchStep();
+});
+$("watch-speed").addEventListener("input", showSpeed);
+
+// ------------------------------------------------------------------ replay
+const replay = { data: null, hand: 0, step: 0 };
+
+async function loadReplay(text, name) {
+  try {
+    replay.data = await api("POST", "/api/replay", { text, name });
+    replay.hand = 0;
+    replay.step = 0;
+    showError("replay-error", "");
+    renderReplay();
+  } catch (err) {
+    replay.data = null;
+    $("replay-board").hidden = true;
+    showError("replay-error", err.message);
+    bump($("replay-board"), "error");
+  }
+}
+
+function renderReplay() {
+  const board = $("replay-board");
+  const hand = replay.data.hands[replay.hand];
+  const last = hand.frames.length - 1;
+  replay.step = Math.max(0, Math.min(replay.step, last));
+  const frame = hand.frames[replay.step];
+  board.hidden = false;
+  $("replay-title").textContent = `${hand.title}: ${hand.names[0]} (seat 0) against ${hand.names[1]} (seat 1)`;
+  $("replay-status").textContent = `step ${replay.step} of ${last}`;
+  $("replay-line").textContent = frame.line;
+  renderTable($("replay-table"), frame.table, { bottom: 0, moves: null, labels: null });
+  renderResult($("replay-result"), replay.step === last ? hand.result : null, null);
+  renderSheet($("replay-sheet"), replay.step === last ? hand.sheet : hand.sheet_before);
+  const slider = $("replay-slider");
+  slider.max = String(last);
+  slider.value = String(replay.step);
+  const lines = hand.frames.slice(0, replay.step + 1).map((f) => f.line);
+  renderLog($("replay-log"), lines, new Set([lines.length - 1]));
+  $("replay-prev-hand").disabled = replay.hand === 0;
+  $("replay-next-hand").disabled = replay.hand === replay.data.hands.length - 1;
+  $("replay-first").disabled = $("replay-back").disabled = replay.step === 0;
+  $("replay-last").disabled = $("replay-forward").disabled = replay.step === last;
+  bump(board, replay.step === last ? "end" : "step");
+}
+
+function replayGo(hand, step) {
+  if (!replay.data) return;
+  replay.hand = Math.max(0, Math.min(hand, replay.data.hands.length - 1));
+  replay.step = step;
+  renderReplay();
+}
+
+$("replay-file").addEventListener("change", async (event) => {
+  const file = event.target.files[0];
+  if (!file) return;
+  loadReplay(await file.text(), file.name);
+});
+$("replay-first").addEventListener("click", () => replayGo(replay.hand, 0));
+$("replay-back").addEventListener("click", () => replayGo(replay.hand, replay.step - 1));
+$("replay-forward").addEventListener("click", () => replayGo(replay.hand, replay.step + 1));
+$("replay-last").addEventListener("click", () => replayGo(replay.hand, Infinity));
+$("replay-prev-hand").addEventListener("click", () => replayGo(replay.hand - 1, 0));
+$("replay-next-hand").addEventListener("click", () => replayGo(replay.hand + 1, 0));
+$("replay-slider").addEventListener("input", (event) => replayGo(replay.hand, Number(event.target.value)));
+document.addEventListener("keydown", (event) => {
+  if ($("replay").hidden || !replay.data || event.target.tagName === "INPUT") return;
+  if (event.key === "ArrowLeft") replayGo(replay.hand, replay.step - 1);
+  if (event.key === "ArrowRight") replayGo(replay.hand, replay.step + 1);
+});
+
+// ------------------------------------------------------------------ modes, start-up
+function selectMode(mode) {
+  for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.mode === mode);
+  for (const section of document.querySelectorAll(".mode")) section.hidden = section.id !== mode;
+  if (mode !== "watch" && watch.running) stopWatch();
+}
+
+for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => selectMode(tab.dataset.mode));
+
+async function start() {
+  showSpeed();
+  if (!TOKEN) {
+    showError("play-error", "This page needs the server's token: open the URL that play.py --web printed (http://127.0.0.1:PORT/?token=...).");
+    return;
+  }
+  try {
+    const options = await api("GET", "/api/options");
+    const list = $("policies");
+    for (const name of [...options.models, ...options.bots]) list.append(el("option", { value: name }));
+    const d = options.defaults;
+    const form = $("play-form").elements;
+    form.opponent.value = d.opponent;
+    form.seat.value = String(d.seat);
+    form.name.value = d.name;
+    form.seed.value = d.seed === null ? "" : String(d.seed);
+    form.rules.value = d.rules;
+    const wform = $("watch-form").elements;
+    wform.a.value = d.opponent;
+    wform.b.value = options.bots.includes("expert") ? "expert" : options.bots[0];
+    wform.seed.value = form.seed.value;
+    wform.rules.value = d.rules;
+    document.body.dataset.ready = "1";
+  } catch (err) {
+    showError("play-error", err.message);
+  }
+}
+
+start();

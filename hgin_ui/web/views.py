@@ -1,0 +1,340 @@
+"""What the page is sent: JSON-ready views of a table, built from the engine's state.
+
+Every message of the web table is built by one of the ``*_view`` functions here, and
+cards always travel as their text (``"7H"``), never as ids, so a message can be checked
+for a card by its text alone.
+
+- ``play_view(game)`` is the one filter for a person's game: during a hand it holds the
+  person's hand, the public table (top discard, the pile, the stock count, both players'
+  discards, the cards the opponent is known to hold from the pile), the person's legal
+  moves and the log of the hand with the opponent's stock draws unnamed; between two
+  hands it holds the finished hand's result and nothing of the next deal. It never
+  holds the opponent's unseen cards, the stock order, the deck or the seed.
+- ``watch_view(game)`` shows a bot-against-bot table with both hands face up (still
+  not the stock).
+- ``replay_view(records)`` turns verified transcript records into frames, one per
+  action, for stepping forward and back in the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
+from hgin_env.engine.cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    CARD_VALUE,
+    card_id,
+    card_text,
+    parse_cards,
+)
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, Phase
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.melds import best_melds
+from hgin_env.envs.render import sheet_text
+from hgin_env.replay import ReplayError, replay_hand, result_lines
+
+from .words import action_line, deal_line, you_words
+
+if TYPE_CHECKING:
+    from .games import PlayGame, WatchGame
+
+PHASE_NAMES = {
+    Phase.OFFER: "offer", Phase.DRAW: "draw", Phase.DISCARD: "discard", Phase.OVER: "over",
+}  # fmt: skip
+_KNOCKS = ("KNOCK", "GIN", "UNDERCUT", "BIG_GIN")
+
+
+def card_list(mask: np.ndarray) -> list[str]:
+    """The cards of a ``bool[52]`` mask as text, by suit then rank."""
+    return [card_text(c) for c in np.flatnonzero(mask)]
+
+
+def arrangement(hand: np.ndarray) -> dict[str, Any]:
+    """A ``bool[52]`` hand as its best melds and its deadwood cards (by rank) and value."""
+    melds, loose = best_melds(np.asarray(hand, bool))
+    loose = sorted(loose, key=lambda c: (CARD_RANK[c], CARD_SUIT[c]))
+    return {
+        "melds": [[card_text(c) for c in meld] for meld in melds],
+        "deadwood_cards": [card_text(c) for c in loose],
+        "deadwood": int(CARD_VALUE[loose].sum()) if loose else 0,
+    }
+
+
+def by_rank(cards: Sequence[str]) -> list[str]:
+    """Card texts sorted by rank then suit, as a hand's deadwood is shown."""
+    ids = sorted(card_id(c) for c in cards)
+    return [card_text(c) for c in sorted(ids, key=lambda c: (CARD_RANK[c], CARD_SUIT[c]))]
+
+
+def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) -> dict[str, Any]:
+    """The table of game 0 of ``engine``; only the seats in ``face_up`` show their hands.
+
+    Args:
+        engine: the engine (game 0 is shown).
+        names: the players' names, seat 0 first.
+        face_up: the seats whose hands are shown; the others show only their card
+            count and the cards they are known to hold (taken from the pile).
+    """
+    s = engine.state
+    phase = Phase(int(s.phase[0]))
+    seats = []
+    for seat in (0, 1):
+        seats.append(
+            {
+                "name": names[seat],
+                "count": int(s.hands[0, seat].sum()),
+                "hand": arrangement(s.hands[0, seat]) if seat in face_up else None,
+                "known": card_list(s.known[0, seat]),
+                "discards": card_list(s.discards[0, seat]),
+            }
+        )
+    top = int(engine.top_discard[0])
+    return {
+        "phase": PHASE_NAMES[phase],
+        "to_act": None if phase == Phase.OVER else int(s.current[0]),
+        "dealer": int(s.dealer[0]),
+        "turn": int(s.turns[0]) + 1,
+        "top": card_text(top) if top >= 0 else None,
+        "pile": [card_text(c) for c in s.pile[0, : int(s.pile_size[0])]],
+        "stock": int(engine.stock_size[0]),
+        "must_draw_stock": bool(s.must_draw_stock[0]),
+        "seats": seats,
+    }
+
+
+def moves_view(engine: GinEngine, legal: np.ndarray, hint: str) -> dict[str, Any]:
+    """The legal moves of the seat to act in game 0, with the deadwood each discard leaves.
+
+    Args:
+        engine: the engine (game 0).
+        legal: bool[107], the legal actions now.
+        hint: the legal moves in words (``GameSession.legal_hint``).
+    """
+    s = engine.state
+    discards = []
+    if int(s.phase[0]) == Phase.DISCARD:
+        deadwood = engine.discard_deadwood()[0]
+        for c in np.flatnonzero(s.hands[0, int(s.current[0])]):
+            discards.append(
+                {
+                    "card": card_text(c),
+                    "deadwood": int(deadwood[c]),
+                    "discard": bool(legal[c]),
+                    "knock": bool(legal[KNOCK + c]),
+                }
+            )
+    return {
+        "draw": bool(legal[DRAW]),
+        "take": bool(legal[TAKE]),
+        "pass": bool(legal[PASS]),
+        "discards": discards,
+        "hint": hint,
+    }
+
+
+def sheet_view(sheets: ScoreSheets, names: Sequence[str], first: int = 0) -> dict[str, Any]:
+    """The Hollywood score sheet of game 0, seat ``first`` listed first.
+
+    Each row has the raw ``scores`` (None where the player has no entry in a game), the
+    ``totals`` with the classic bonuses, which games the player ``won``, and how many.
+    """
+    totals = sheets.final_totals()[0]
+    rows = []
+    for seat in (first, 1 - first):
+        entered = sheets.entered[0, seat]
+        rows.append(
+            {
+                "seat": seat,
+                "name": names[seat],
+                "scores": [
+                    int(v) if e else None
+                    for v, e in zip(sheets.scores[0, seat], entered, strict=True)
+                ],
+                "totals": [int(v) for v in totals[seat]],
+                "won": [bool(w == seat) for w in sheets.game_winners[0]],
+                "games_won": int((sheets.game_winners[0] == seat).sum()),
+            }
+        )
+    rules = sheets.rules
+    winner = int(sheets.series_winner[0])
+    finished = bool(sheets.finished[0])
+    return {
+        "rows": rows,
+        "bonuses": bool(rules.game_bonus or rules.box_bonus or rules.shutout_multiplier > 1),
+        "finished": finished,
+        "winner": names[winner] if winner >= 0 else None,
+        "text": sheet_text(sheets, 0, first, (names[first], names[1 - first])),
+    }
+
+
+def result_view(record: dict[str, Any]) -> dict[str, Any]:
+    """A finished hand's record laid out: per seat its melds, layoffs, deadwood and role."""
+    result, names = record["result"], list(record["names"])
+    layout = []
+    knock = result["outcome"] in _KNOCKS
+    for seat in (0, 1):
+        if knock and seat == result["knocker"]:
+            row = {
+                "role": "knocker",
+                "melds": result["knocker_melds"],
+                "deadwood_cards": by_rank(result["knocker_deadwood_cards"]),
+                "deadwood": result["knocker_deadwood"],
+                "layoffs": [],
+            }
+        elif knock:
+            row = {
+                "role": "defender",
+                "melds": result["defender_melds"],
+                "deadwood_cards": by_rank(result["defender_deadwood_cards"]),
+                "deadwood": result["defender_deadwood"],
+                "layoffs": by_rank(result["layoffs"].split()),
+            }
+        else:
+            row = {"role": None, **arrangement(parse_cards(result["hands"][seat])), "layoffs": []}
+        layout.append({"name": names[seat], **row})
+    # the text lists the cards in the order the page draws them (by rank)
+    drawn = dict(
+        result,
+        knocker_deadwood_cards=by_rank(result.get("knocker_deadwood_cards") or []),
+        defender_deadwood_cards=by_rank(result.get("defender_deadwood_cards") or []),
+        layoffs=" ".join(by_rank((result.get("layoffs") or "").split())),
+    )
+    lines = [you_words(line) for line in result_lines(drawn, names)]
+    return {
+        "hand": (record.get("info") or {}).get("hand"),
+        "outcome": result["outcome"],
+        "winner": result["winner"],
+        "points": result["points"],
+        "headline": lines[-1],
+        "lines": lines,
+        "seats": layout,
+    }
+
+
+def play_view(game: PlayGame) -> dict[str, Any]:
+    """Everything the page of a person's game is sent, at any moment (the one filter).
+
+    During a hand: the person's hand face up, the opponent's face down (its count and
+    known cards only), the person's legal moves when it is their turn, the log of the
+    hand. Between hands (``game.pending``): the finished hand's result and log, nothing
+    of the next deal. Never the deck, the stock order or the seed.
+    """
+    session, me = game.session, game.session.seat
+    view: dict[str, Any] = {
+        "mode": "play",
+        "game": game.id,
+        "you": me,
+        "names": list(game.names),
+        "opponent": game.opponent_spec,
+        "hand_no": game.hand_no,
+        "log": list(game.log),
+        "log_seats": list(game.log_seats),
+        "sheet": sheet_view(session.series.sheets, game.names, me),
+        "saved_hands": len(game.records),
+        "finished": session.finished,
+        "table": None,
+        "moves": None,
+        "result": None,
+    }
+    if game.pending is not None:
+        view["result"] = result_view(game.pending)
+        view["status"] = "The series is over." if session.finished else "The hand is over."
+        return view
+    view["table"] = table_view(session.engine, game.names, face_up=(me,))
+    if session.human_to_act:
+        view["moves"] = moves_view(session.engine, session.legal(), session.legal_hint())
+        view["status"] = _todo(view["table"])
+    else:
+        view["status"] = f"{game.names[1 - me]} to act."
+    return view
+
+
+def _todo(table: dict[str, Any]) -> str:
+    if table["phase"] == "offer":
+        return "Your turn: take the upcard or pass."
+    if table["phase"] == "draw":
+        if table["must_draw_stock"]:
+            return "Your turn: draw from the stock."
+        return "Your turn: draw from the stock or take the top discard."
+    return "Your turn: click a card to discard it, or knock with a discard."
+
+
+def watch_view(game: WatchGame) -> dict[str, Any]:
+    """The page of a bot-against-bot game: both hands face up, the log, the score sheet."""
+    session = game.session
+    view: dict[str, Any] = {
+        "mode": "watch",
+        "game": game.id,
+        "names": list(game.names),
+        "players": list(game.specs),
+        "hand_no": game.hand_no,
+        "log": list(game.log),
+        "log_seats": list(game.log_seats),
+        "sheet": sheet_view(session.series.sheets, game.names, 0),
+        "saved_hands": len(game.records),
+        "finished": session.finished,
+        "table": None,
+        "result": None,
+    }
+    if game.pending is not None:
+        view["result"] = result_view(game.pending)
+    else:
+        view["table"] = table_view(session.engine, game.names, face_up=(0, 1))
+    return view
+
+
+def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Verify transcript records and turn each hand into frames (the deal, then one per action).
+
+    Raises:
+        ReplayError: ``hand K of N: ...`` with the replay module's reason, for the first
+            record that does not replay to its stored result.
+    """
+    if not records:
+        raise ReplayError("the transcript holds no hand")
+    hands = []
+    sheets: ScoreSheets | None = None
+    for k, record in enumerate(records, start=1):
+        try:
+            replay_hand(record)
+        except ReplayError as exc:
+            raise ReplayError(f"hand {k} of {len(records)}: {exc}") from exc
+        names = list(record["names"])
+        engine = GinEngine(1, RulesConfig.from_dict(record["rules"]), seed=0)
+        dealer = int(record["dealer"])
+        engine.reset(decks=np.asarray(record["deck"], np.int64)[None], dealers=dealer)
+        frames = [
+            {
+                "line": deal_line(names[dealer], card_text(engine.top_discard[0])),
+                "table": table_view(engine, names, (0, 1)),
+            }
+        ]
+        for seat, action in record["actions"]:
+            line = action_line(engine, action, names[int(seat)])
+            engine.step(np.array([int(action)]))
+            frames.append({"line": line, "table": table_view(engine, names, (0, 1))})
+        info = record.get("info") or {}
+        title = f"Hand {k} of {len(records)}" + "".join(f", {a} {b}" for a, b in info.items())
+        rules = engine.rules
+        if sheets is None or bool(sheets.finished[0]) or sheets.rules != rules:
+            sheets = ScoreSheets(1, rules)  # a new series
+        before = sheet_view(sheets, names, 0)
+        result = record["result"]
+        sheets.record(np.array([int(result["winner"])]), np.array([int(result["points"])]))
+        hands.append(
+            {
+                "title": title,
+                "names": names,
+                "frames": frames,
+                "result": result_view(record),
+                "sheet_before": before,
+                "sheet": sheet_view(sheets, names, 0),
+            }
+        )
+    return {"mode": "replay", "hands": hands}

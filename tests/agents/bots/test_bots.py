@@ -1,0 +1,255 @@
+"""The rule bots: legal play, determinism, their stated strategies and their strength."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+
+import numpy as np
+import pytest
+
+from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
+from agents.bots import SimpleBotV1
+from agents.bots.features import best_after_draws, expected_after_draw, meld_with
+from hgin_env.engine import DRAW, KNOCK, PASS, TAKE, GinEngine, RulesConfig
+from hgin_env.engine.cards import N_CARDS, card_id
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import RandomPolicy, resolve_policy
+
+BOTS = {
+    "random": RandomPolicy,
+    "simple": SimpleBot,
+    "expert": ExpertBot,
+    "patient": PatientBot,
+    "tempo": TempoBot,
+    "simple@1": SimpleBotV1,
+}
+
+
+def play_hands(policies, n_games, steps, seed, rules=None, keyed=False):
+    """Seeded play of ``policies[seat]`` in N games, re-dealing hands; returns the actions.
+
+    With ``keyed`` the policies get per-game keys (a fixed sequence), else none.
+    """
+    eng = GinEngine(n_games, rules, seed=seed)
+    eng.reset()
+    history = []
+    keys = np.arange(1, n_games + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for _ in range(steps):
+        if eng.over.any():
+            eng.reset(mask=eng.over)
+        masks = eng.legal_action_mask()
+        seat = eng.current_player.astype(np.int64)
+        actions = np.zeros(n_games, dtype=np.int64)
+        for s, policy in enumerate(policies):
+            rows = np.flatnonzero(seat == s)
+            if rows.size:
+                obs = encode_observations(eng, seat[rows], None, rows)
+                extra = {"keys": keys[rows]} if keyed else {}
+                actions[rows] = policy.act(obs, masks[rows], **extra)
+        legal = masks[np.arange(n_games), actions]
+        assert legal.all(), (
+            f"illegal action {actions[~legal][0]} in game {np.flatnonzero(~legal)[0]}"
+        )
+        eng.step(actions)
+        eng.check_invariants()
+        history.append(actions.copy())
+        keys = keys * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+    return np.array(history)
+
+
+def deck_for(non_dealer: str, dealer: str, upcard: str, stock: str = "") -> np.ndarray:
+    """A deck order: the non-dealer's 10 cards, the dealer's 10, the upcard, then the stock."""
+    first = [card_id(c) for c in f"{non_dealer} {dealer} {upcard} {stock}".split()]
+    rest = [c for c in range(N_CARDS) if c not in first]
+    return np.array(first + rest)
+
+
+def observe(eng: GinEngine) -> tuple[np.ndarray, np.ndarray]:
+    """The acting seats' observations and masks."""
+    return encode_observations(eng, eng.current_player), eng.legal_action_mask()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("simple", "random"),
+        ("expert", "random"),
+        ("expert", "simple"),
+        ("patient", "random"),
+        ("patient", "expert"),
+        ("tempo", "random"),
+        ("tempo", "patient"),
+        ("simple@1", "simple"),
+    ],
+)
+def test_bots_only_choose_legal_actions(a, b):
+    """Over long seeded play (both seats, hands re-dealt) every bot action is legal."""
+    play_hands([BOTS[a](1), BOTS[b](2)], n_games=48, steps=400, seed=11)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RulesConfig(knock_limit=0),
+        RulesConfig(knock_limit=25, allow_rediscard=True),
+        RulesConfig(big_gin_bonus=31, max_turns_per_hand=12),
+    ],
+)
+def test_bots_stay_legal_under_rule_options(rules):
+    """The bots read legality from the mask, so rule options never make them act illegally."""
+    play_hands([ExpertBot(3), SimpleBot(4)], n_games=32, steps=150, seed=5, rules=rules)
+    play_hands(
+        [PatientBot(3, rules), TempoBot(4, rules)], n_games=32, steps=150, seed=6, rules=rules
+    )
+
+
+@pytest.mark.parametrize("name", ["simple", "expert", "patient", "tempo", "simple@1"])
+def test_bots_are_deterministic_for_a_seed(name):
+    """The same seed gives the same actions; the seed only breaks ties."""
+    runs = [
+        play_hands([BOTS[name](seed), RandomPolicy(9)], n_games=16, steps=120, seed=2)
+        for seed in (7, 7)
+    ]
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_bots_are_registered_by_name():
+    """``resolve_policy`` builds the bots by name once ``agents`` registers them."""
+    assert isinstance(resolve_policy("simple", 0), SimpleBot)
+    assert isinstance(resolve_policy("expert", 0), ExpertBot)
+    assert isinstance(resolve_policy("random", 0), RandomPolicy)
+    assert isinstance(resolve_policy("patient", 0), PatientBot)
+    assert isinstance(resolve_policy("tempo", 0), TempoBot)
+
+
+#: sha256 prefixes of the actions of ``simple`` (seat 0) against ``expert`` (seat 1) in
+#: 24 games of 160 steps, seed 21, without keys and with keys: measured on the bots as
+#: they were before the ``Bot`` base class (commit 3d0e625), so a change of their play
+#: shows here (a changed bot needs a new version, see agents.bots.registry)
+PINNED_PLAY = {False: "cbf21d94a3d09e46", True: "28d21488a39e727d"}
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_simple_and_expert_play_exactly_as_pinned(keyed):
+    """A seeded batch of simple against expert gives the very actions it gave before."""
+    history = play_hands([SimpleBot(5), ExpertBot(6)], n_games=24, steps=160, seed=21, keyed=keyed)
+    digest = hashlib.sha256(history.astype(np.int64).tobytes()).hexdigest()[:16]
+    assert digest == PINNED_PLAY[keyed]
+
+
+def test_meld_with_matches_enumerated_melds():
+    """``meld_with`` is true exactly when some 3-card meld joins the card to two held cards."""
+    rng = np.random.default_rng(0)
+    hands = np.zeros((300, N_CARDS), bool)
+    for h in hands:
+        h[rng.choice(N_CARDS, rng.integers(3, 16), replace=False)] = True
+    got = meld_with(hands)
+    for h, row in zip(hands, got, strict=True):
+        for c in range(N_CARDS):
+            suit, rank = divmod(c, 13)
+            others = [s * 13 + rank for s in range(4) if s != suit]
+            sets = [pair for pair in itertools.combinations(others, 2)]
+            runs = [
+                (suit * 13 + rank + i, suit * 13 + rank + j)
+                for i, j in ((-2, -1), (-1, 1), (1, 2))
+                if 0 <= rank + i < 13 and 0 <= rank + j < 13
+            ]
+            want = any(h[x] and h[y] for x, y in sets + runs)
+            assert row[c] == want, (np.flatnonzero(h), c)
+
+
+def test_expected_after_draw_matches_brute_force():
+    """The closed form for loose cards gives the plain mean of the one-card lookahead."""
+    rng = np.random.default_rng(1)
+    order = np.argsort(rng.random((40, N_CARDS)), axis=1)
+    kept = np.zeros((40, N_CARDS), bool)
+    np.put_along_axis(kept, order[:, :10], True, axis=1)
+    unseen = np.zeros_like(kept)
+    np.put_along_axis(unseen, order[:, 10:35], True, axis=1)
+    fast = expected_after_draw(kept, unseen)
+    for i in range(40):
+        draws = np.flatnonzero(unseen[i])
+        slow = best_after_draws(np.repeat(kept[i : i + 1], draws.size, axis=0), draws).mean()
+        assert fast[i] == pytest.approx(slow)
+
+
+def test_simple_takes_the_upcard_only_to_meld():
+    """Simple takes an upcard that makes a run with its hand and passes one that melds nothing."""
+    non_dealer = "7H 8H 2C 5C 9C JD QD KS 4S 3D"
+    dealer = "AC 3C 6D 8D TD 2H 4H 6S 8S TS"
+    eng = GinEngine(2, seed=0)
+    eng.reset(
+        decks=np.stack([deck_for(non_dealer, dealer, "9H"), deck_for(non_dealer, dealer, "KC")]),
+        dealers=1,
+    )
+    actions = SimpleBot(0).act(*observe(eng))
+    assert actions.tolist() == [TAKE, PASS]
+
+
+def test_simple_takes_an_upcard_that_lets_it_knock_and_knocks_at_once():
+    """Simple takes an upcard that melds nothing but lets it knock, then knocks with its king."""
+    non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 9S KH"
+    dealer = "AH 3H 5H 7H 9H JC QC 2D 8D TD"
+    eng = GinEngine(1, seed=0)
+    eng.reset(decks=deck_for(non_dealer, dealer, "2H"), dealers=1)
+    bot = SimpleBot(0)
+    assert int(bot.act(*observe(eng))[0]) == TAKE  # 2H melds nothing, but KH can go
+    eng.step(np.array([TAKE]))
+    assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")
+
+
+def test_simple_knocks_with_its_highest_unmelded_card():
+    """After a stock draw that lets it knock, simple knocks, throwing its highest loose card."""
+    non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 5H KH"
+    dealer = "AH 3H 6H 7H 9H JC QC 2D 8D TD"
+    eng = GinEngine(1, seed=0)
+    eng.reset(decks=deck_for(non_dealer, dealer, "QH", stock="9S"), dealers=1)
+    bot = SimpleBot(0)
+    assert int(bot.act(*observe(eng))[0]) == PASS  # QH melds nothing, no knock with it
+    eng.step(np.array([PASS]))
+    eng.step(np.array([PASS]))  # the dealer passes too
+    eng.step(np.array([DRAW]))  # forced stock draw: 9S melds 7S 8S, 5H + KH = 15 left
+    assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")
+
+
+def test_expert_goes_gin_and_takes_a_meld_card():
+    """The expert takes a discard that completes a meld and knocks at once with gin."""
+    non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 9S KH"
+    dealer = "AH 3H 5H 7H 9H JC QC 2D 8D TD"
+    eng = GinEngine(1, seed=0)
+    eng.reset(decks=deck_for(non_dealer, dealer, "KS"), dealers=1)
+    bot = ExpertBot(0)
+    eng.step(bot.act(*observe(eng)))  # KS melds nothing
+    assert eng.state.passes[0] == 1
+    eng.reset(decks=deck_for(non_dealer, dealer, "TS"), dealers=1)
+    assert int(bot.act(*observe(eng))[0]) == TAKE
+    eng.step(np.array([TAKE]))
+    assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")  # gin: deadwood 0
+
+
+def test_simple_beats_random_in_95_percent_of_hands():
+    """Simple wins at least 95% of the hands against random (about 180 hands, fixed seed)."""
+    res = evaluate("simple", "random", n_series=40, seed=1, progress=False)
+    assert res.hands >= 150
+    assert res.hand_win_rate >= 0.95
+
+
+def test_expert_beats_simple_in_more_than_half_of_the_hands():
+    """The expert wins more than half the hands against simple, the 95% interval included.
+
+    About 2,700 hands in duplicate series (each deal sequence played from both seats):
+    the measured rate is about 55%, four standard errors above one half.
+    """
+    res = evaluate("expert", "simple", n_series=96, seed=3, duplicate=True, progress=False)
+    assert res.hands >= 2400
+    assert res.hand_win_rate > 0.5
+    assert res.hand_win_ci[0] > 0.5
+
+
+@pytest.mark.slow
+def test_expert_beats_simple_in_most_series():
+    """Over 1,000 duplicate series the expert wins more than 60% of the series against simple."""
+    res = evaluate("expert", "simple", n_series=500, seed=4, duplicate=True, progress=False)
+    assert res.series_win_ci[0] > 0.55
+    assert res.series_win_rate > 0.6

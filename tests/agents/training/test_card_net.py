@@ -1,0 +1,153 @@
+"""The card network (``ppo.policy: cards``): planes, logit layout, training, save and load."""
+# mypy: disable-error-code="union-attr,operator,index,arg-type,misc"
+# (torch types every nn.Module attribute as Tensor | Module and a grad as Tensor | None,
+# and SB3's extract_features as Tensor | tuple; these tests reach into the networks)
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from helpers import assert_plays_legally
+
+from agents.bots.features import meld_with as meld_with_np
+from agents.policies.model import load_policy
+from agents.training.card_net import (
+    N_PLANES,
+    CardHeads,
+    CardNetPolicy,
+    card_planes,
+    meld_with,
+)
+from agents.training.config import ConfigError, build_config
+from agents.training.runner import train
+from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
+from hgin_env.engine.cards import N_CARDS, card_id, parse_cards
+from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT, encode_observations
+from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+TINY_CARDS = {
+    "experiment": "tiny_cards",
+    "total_timesteps": 512,
+    "progress_bar": False,
+    "ppo": {
+        "policy": "cards",
+        "n_envs": 8,
+        "n_steps": 32,
+        "batch_size": 64,
+        "n_epochs": 1,
+        "net_arch": [16],
+        "card_channels": 4,
+        "card_blocks": 1,
+    },
+    "eval": {"every_steps": 0, "n_series": 0, "n_hands": 8, "opponents": ["random"]},
+    "checkpoint": {"every_steps": 256, "keep": 1},
+    "opponents": {"mix": {"random": 1}},
+}
+
+
+def test_meld_with_matches_the_bots_numpy_version() -> None:
+    """Property: the torch ``meld_with`` equals the bots' numpy one on random hands."""
+    rng = np.random.default_rng(0)
+    hands = rng.random((500, N_CARDS)) < rng.uniform(0.1, 0.5, (500, 1))
+    got = meld_with(torch.as_tensor(hands, dtype=torch.float32).reshape(-1, 4, 13))
+    assert np.array_equal(got.reshape(-1, N_CARDS).numpy() > 0.5, meld_with_np(hands))
+
+
+@pytest.mark.parametrize(
+    ("hand", "melding", "not_melding"),
+    [
+        ("5H 6H 9C 9D", "4H 7H 9S 9H", "3H 8H 8C TC"),
+        ("AS 2S KD QD", "3S JD", "KS AD TD"),
+    ],
+)
+def test_meld_with_table(hand: str, melding: str, not_melding: str) -> None:
+    """Runs need two suit neighbours (ace low, no wrap); sets two cards of the rank."""
+    planes = meld_with(torch.as_tensor(parse_cards(hand), dtype=torch.float32).reshape(1, 4, 13))
+    got = planes.reshape(N_CARDS).numpy() > 0.5
+    assert got[parse_cards(melding)].all()
+    assert not got[parse_cards(not_melding)].any()
+
+
+def test_card_planes_show_the_observation_and_nothing_else() -> None:
+    """Hand and unseen planes of live observations partition the cards with the pile."""
+    env = HollywoodGinVecEnv(16, opponent="random", seed=3)
+    obs = torch.as_tensor(env.reset())
+    planes = card_planes(obs)
+    assert planes.shape == (16, N_PLANES, 4, 13)
+    flat = planes.reshape(16, N_PLANES, N_CARDS)
+    assert torch.equal(flat[:, 0], obs[:, OBS_LAYOUT["hand"]])
+    # hand + top + rest of pile + known pickups + unseen cover each card exactly once
+    assert torch.equal(flat[:, [0, 1, 2, 3, 6]].sum(dim=1), torch.ones(16, N_CARDS))
+
+
+def test_logits_follow_the_action_ids() -> None:
+    """Per-card channel 0 -> discard ids 0-51, channel 1 -> knock ids; then draw/take/pass."""
+    heads = CardHeads(channels=2, hidden=[4])
+    with torch.no_grad():
+        heads.cards.weight.zero_()
+        heads.cards.bias.zero_()
+        heads.cards.weight[0, 0] = 1.0  # discard logit = channel 0
+        heads.cards.weight[1, 1] = 1.0  # knock logit = channel 1
+        last = heads.pickup[-1]
+        last.weight.zero_()
+        last.bias.copy_(torch.tensor([1.0, 2.0, 3.0]))  # draw, take, pass
+    grid = torch.zeros(1, 2, N_CARDS)
+    grid[0, 0, card_id("7D")] = 5.0
+    grid[0, 1, card_id("QS")] = 6.0
+    features = torch.cat([grid.flatten(1), torch.zeros(1, 3 * 2 + OBS_DIM - 364)], dim=1)
+    logits = heads.forward_actor(features)[0]
+    assert logits.shape == (N_ACTIONS,)
+    assert logits[card_id("7D")] == 5.0 and logits[:N_CARDS].sum() == 5.0
+    assert logits[KNOCK + card_id("QS")] == 6.0
+    assert logits[KNOCK : KNOCK + N_CARDS].sum() == 6.0
+    assert [logits[DRAW].item(), logits[TAKE].item(), logits[PASS].item()] == [1.0, 2.0, 3.0]
+
+
+def test_observation_of_the_wrong_size_is_refused() -> None:
+    """The card network names the observation it needs."""
+    import gymnasium as gym
+
+    with pytest.raises(ValueError, match=f"{OBS_DIM}-entry observation"):
+        CardNetPolicy(gym.spaces.Box(0, 1, (10,)), gym.spaces.Discrete(N_ACTIONS), lambda _: 1e-3)
+
+
+def test_card_fields_are_validated() -> None:
+    """Bad card-network fields name themselves."""
+    with pytest.raises(ConfigError, match="ppo.card_channels must be > 0"):
+        build_config(TINY_CARDS, ["ppo.card_channels=0"])
+    with pytest.raises(ConfigError, match="ppo.policy"):
+        build_config(TINY_CARDS, ["ppo.policy=transformer"])
+
+
+def test_cards_policy_trains_saves_and_plays_legally(tmp_path: Path) -> None:
+    """A tiny ``cards`` run writes a model that loads by path and plays only legal moves."""
+    config = build_config(TINY_CARDS, [f"runs_dir={tmp_path}"])
+    result = train(config, run_name="cards")
+    assert result.steps == 512
+    policy = load_policy(result.run_dir / "final_model.zip")
+    assert_plays_legally(policy, HollywoodGinVecEnv(8, opponent="simple", seed=11), 60)
+    with pytest.raises(ConfigError, match="ppo.card_channels cannot change"):
+        train(resume=result.run_dir, overrides=["ppo.card_channels=8"])
+
+
+def test_encoder_and_planes_agree_on_deadwood() -> None:
+    """In the discard phase the 'left' plane is the engine's deadwood after each discard."""
+    env = HollywoodGinVecEnv(32, opponent="random", seed=5)
+    env.reset()
+    core = env.core
+    for _ in range(200):
+        masks = env.action_masks()
+        discarding = masks[:, :N_CARDS].any(axis=1)
+        if discarding.any():
+            break
+        env.step(np.argmax(masks, axis=1))
+    rows = np.flatnonzero(discarding)
+    obs = encode_observations(core.engine, core.agent_seat[rows], rows=rows)
+    planes = card_planes(torch.as_tensor(obs)).reshape(rows.size, N_PLANES, N_CARDS)
+    dd = core.engine.discard_deadwood(rows)
+    hand = obs[:, OBS_LAYOUT["hand"]] > 0.5
+    expected = np.where(hand, np.minimum(dd, 100) / 100.0, 0.0)
+    assert np.allclose(planes[:, 7].numpy(), expected)

@@ -1,0 +1,388 @@
+"""The web table in a real browser: Playwright drives Debian's chromium through whole hands.
+
+The server runs in a thread of the test process (uvicorn on 127.0.0.1, a free port); the
+browser is the system's ``chromium`` (Playwright's own browser download is not used).
+Screenshots go to ``$HGIN_SCREENSHOTS`` when set (``docs/img`` regenerates the docs'
+pictures), else to the test's temporary folder. Without chromium the tests are skipped,
+except under CI (``CI`` set), where that is a failure: ``.ci/run`` installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agents import SimpleBot, load_policy
+from hgin_env.replay import ReplayError, replay_hand, result_lines
+from hgin_ui.terminal import GameSession
+from hgin_ui.web.parsing import Defaults
+from hgin_ui.web.server import bind_socket, create_app, page_url
+from hgin_ui.web.words import you_words
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is missing under CI (.ci/run installs it with apt-get)")
+    pytest.skip(
+        "no chromium on PATH (apt-get install -y chromium) for the browser tests",
+        allow_module_level=True,
+    )
+
+#: a deal where clicking the least-deadwood discard ends in a knock with layoffs
+SEED = 22
+#: wait for the page to show a new view (a move answered) and no request in flight
+NEW_VIEW = (
+    "([sel, v]) => document.querySelector(sel).dataset.version !== v"
+    " && document.body.dataset.busy === '0'"
+)
+
+
+@pytest.fixture(scope="module")
+def app():
+    """The web table's app: the simple bot and a fixed seed by default."""
+    return create_app(Defaults(opponent="simple", seed=SEED))
+
+
+@pytest.fixture(scope="module")
+def server(app):
+    """The web table on a free port of 127.0.0.1 in a thread; stopped even if a test fails."""
+    sock = bind_socket(0)
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):  # the loop starts in well under a second; give up after 60 s
+            if srv.started or not thread.is_alive():
+                break
+            time.sleep(0.1)
+        assert srv.started, "the web table did not start"
+        yield page_url(app, sock.getsockname()[1])
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium (the system's); closed even if a test fails."""
+    with sync_api.sync_playwright() as p:
+        args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context (its own tabs and downloads), closed after the test."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where screenshots go: ``$HGIN_SCREENSHOTS`` or the test's temporary folder."""
+    folder = Path(os.environ.get("HGIN_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def open_page(context, url: str):
+    """A new tab on the table, its start-up done; page errors are collected on ``page.errors``."""
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+    return page
+
+
+def act(page, board: str, do) -> None:
+    """Run ``do()`` (a click) and wait until the board shows the server's answer."""
+    version = page.get_attribute(board, "data-version")
+    do()
+    page.wait_for_function(NEW_VIEW, arg=[board, version])
+
+
+def state(page, board: str = "#play-board") -> str:
+    """The board's state: offer, draw, discard, wait, hand-over, series-over..."""
+    return page.get_attribute(board, "data-state")
+
+
+def next_target(page):
+    """The control of the move to play: pass, draw, a knock when offered, else the best discard."""
+    phase = state(page)
+    if phase == "offer":
+        return page.locator("#move-pass")
+    if phase == "draw":
+        return page.locator("#move-draw")
+    if phase == "discard":
+        knocks = page.locator("#play-table button.knock")
+        if knocks.count():
+            return knocks.first
+        slots = page.locator("#play-table .slot[data-discard='1']")
+        values = [int(slots.nth(k).get_attribute("data-deadwood")) for k in range(slots.count())]
+        return slots.nth(values.index(min(values))).locator(".card")
+    raise AssertionError(f"no move to play in state {phase!r}")
+
+
+def click_a_move(page, tap: bool = False) -> None:
+    """Click (or tap) a legal move: pass, draw, a knock when offered, else the best discard."""
+    target = next_target(page)
+    act(page, "#play-board", target.tap if tap else target.click)
+
+
+def fits_the_width(page) -> bool:
+    """Whether the page is no wider than the window (no horizontal scroll)."""
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def play_out_the_hand(page, move) -> None:
+    """Call ``move(page)`` until the hand is over (300 moves at most)."""
+    for _ in range(300):
+        if state(page) in ("hand-over", "series-over"):
+            return
+        move(page)
+    raise AssertionError("the hand did not end")
+
+
+def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -> None:
+    """Clicks play a whole hand; the headline and the sheet match the engine's record of it."""
+    page = open_page(context, server)
+    act(page, "#play-board", lambda: page.click("#play-new"))
+    # a move typed at the prompt gets play.py's refusal, and the table stays as it was
+    if state(page) in ("offer", "draw"):
+        before = page.inner_text("#play-table")
+        page.fill("#play-type input[name=move]", "knock 7Z")
+        act(page, "#play-board", lambda: page.click("#play-type button"))
+        assert page.inner_text("#play-error").startswith("Not a move: malformed card '7z'")
+        assert page.inner_text("#play-table") == before
+    knock_shown = False
+    for _ in range(300):
+        if state(page) in ("hand-over", "series-over"):
+            break
+        if state(page) == "discard" and not knock_shown:  # the table, knock buttons if any
+            knock_shown = page.locator("#play-table button.knock").count() > 0
+            turn = int(page.inner_text("#play-table .turn").split()[1])
+            if knock_shown or turn == 5:
+                page.screenshot(path=str(shots / "web-play.png"))
+        click_a_move(page)
+    assert state(page) == "hand-over"
+    assert page.inner_text("#play-error") == "" and fits_the_width(page)
+    page.screenshot(path=str(shots / "web-hand-over.png"))
+
+    with page.expect_download() as info:
+        page.click("#play-save")
+    (record,) = [json.loads(line) for line in Path(info.value.path()).read_text().splitlines()]
+    replay_hand(record)
+    result, names = record["result"], record["names"]
+    assert page.inner_text("#play-result-headline") == you_words(result_lines(result, names)[-1])
+    assert len(page.locator("#play-result .result-seat").all()) == 2
+    # the sheet: the hand's points in game 1 of the winner's row, no entry elsewhere
+    for seat in (0, 1):
+        cells = page.locator(f"#play-sheet tr[data-seat='{seat}'] td")
+        texts = [cells.nth(g).inner_text().strip() for g in range(3)]
+        wins = result["winner"] == seat
+        assert texts == ([str(result["points"]), "–", "–"] if wins else ["–", "–", "–"])
+    assert "Series in progress" in page.inner_text("#play-sheet-status")
+    # the opponent's moves were announced in the log
+    log = page.inner_text("#play-log")
+    assert f"{names[1]} " in log and "draws from the stock" in log
+
+    act(page, "#play-board", lambda: page.click("#play-next"))
+    assert page.inner_text("#play-title").startswith("Hand 2")
+    assert state(page) in ("offer", "draw", "wait")
+    # the finished hand opens in the Replay tab
+    act(page, "#replay-board", lambda: page.click("#play-to-replay"))
+    assert page.is_visible("#replay-board") and page.is_hidden("#play")
+    assert page.inner_text("#replay-status") == f"step 0 of {len(record['actions'])}"
+    assert page.errors == []
+
+
+def test_two_tabs_are_two_games(server, context) -> None:
+    """A move in one tab leaves the other tab's game, dealt the same, where it was."""
+    one, two = open_page(context, server), open_page(context, server)
+    for page in (one, two):
+        act(page, "#play-board", lambda page=page: page.click("#play-new"))
+    hand = two.inner_text("#play-table .seat.bottom .hand")
+    assert one.inner_text("#play-table .seat.bottom .hand") == hand  # same seed, same deal
+    click_a_move(one)
+    click_a_move(one)
+    assert two.inner_text("#play-table .seat.bottom .hand") == hand
+    click_a_move(two)  # the same first move is still legal in the second game
+    assert two.inner_text("#play-error") == ""
+    assert one.errors == [] and two.errors == []
+
+
+def test_watch_plays_pauses_and_steps(server, context, shots) -> None:
+    """Watch runs two bots live with both hands face up; Pause stops it, Step plays one move."""
+    page = open_page(context, server)
+    page.click(".tab[data-mode=watch]")
+    page.fill("#watch-form input[name=a]", "simple")
+    page.fill("#watch-form input[name=b]", "expert")
+    page.eval_on_selector(  # the fastest speed
+        "#watch-speed", "el => { el.value = 50; el.dispatchEvent(new Event('input')); }"
+    )
+    act(page, "#watch-board", lambda: page.click("#watch-new"))
+    page.wait_for_function("document.querySelectorAll('#watch-log li').length >= 8")
+    page.click("#watch-toggle")  # pause
+    page.wait_for_function(
+        "document.querySelector('#watch-toggle').textContent === 'Play'"
+        " && document.body.dataset.busy === '0'"
+    )
+    if state(page, "#watch-board") == "live":
+        faces = page.locator("#watch-table .hand .card:not(.back)").count()
+        assert faces >= 20 and page.locator("#watch-table .card.back").count() <= 1
+        page.screenshot(path=str(shots / "web-watch.png"))
+    lines = page.locator("#watch-log li").count()
+    act(page, "#watch-board", lambda: page.click("#watch-step"))
+    after = page.locator("#watch-log li").count()
+    assert after == lines + 1 or (after == 1 and "Hand 2" in page.inner_text("#watch-title"))
+    time.sleep(0.3)  # paused: nothing more happens on its own
+    assert page.locator("#watch-log li").count() == after
+    assert page.errors == []
+
+
+def one_hand_record(seed: int) -> dict:
+    """The record of one hand of the simple bot against itself, played in-process."""
+    session = GameSession(load_policy("simple", seed), seed=seed, seat=0)
+    me = SimpleBot(seed + 1)
+    while session.hands_done < 1:
+        if session.human_to_act:
+            legal = session.legal()[None]
+            session.step(int(me.act(session.observation(0), legal)[0]))
+        else:
+            session.step(session.opponent_action())
+    record = session.last_record
+    record["names"] = ["Ann", "Bob"]
+    return record
+
+
+def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_path, shots) -> None:
+    """A transcript replays step by step both ways; a spoiled one shows the replay error."""
+    record = one_hand_record(21)
+    good = tmp_path / "hand.jsonl"
+    good.write_text(json.dumps(record) + "\n")
+    page = open_page(context, server)
+    page.click(".tab[data-mode=replay]")
+    act(page, "#replay-board", lambda: page.set_input_files("#replay-file", str(good)))
+    last = len(record["actions"])
+    assert page.inner_text("#replay-status") == f"step 0 of {last}"
+    for _ in range(3):
+        page.click("#replay-forward")
+    assert page.inner_text("#replay-status") == f"step 3 of {last}"
+    page.click("#replay-back")
+    assert page.inner_text("#replay-status") == f"step 2 of {last}"
+    page.screenshot(path=str(shots / "web-replay.png"))
+    assert page.locator("#replay-log li").count() == 3
+    page.click("#replay-last")
+    headline = result_lines(record["result"], record["names"])[-1]
+    assert page.inner_text("#replay-result-headline") == headline
+    assert page.locator("#replay-table .card.back").count() <= 1  # both hands face up
+
+    spoiled = json.loads(json.dumps(record))
+    spoiled["result"]["points"] += 3
+    with pytest.raises(ReplayError) as reason:
+        replay_hand(spoiled)
+    bad = tmp_path / "spoiled.jsonl"
+    bad.write_text(json.dumps(spoiled) + "\n")
+    act(page, "#replay-board", lambda: page.set_input_files("#replay-file", str(bad)))
+    assert page.inner_text("#replay-error") == f"error: hand 1 of 1: {reason.value}"
+    assert page.is_hidden("#replay-board")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_a_phone_fits_the_page_and_plays_a_hand_by_taps(browser, server, width) -> None:
+    """At phone width nothing scrolls sideways, every control is on screen, taps play a hand."""
+    ctx = browser.new_context(
+        viewport={"width": width, "height": 844}, has_touch=True, is_mobile=True
+    )
+    try:
+        page = open_page(ctx, server)
+        assert fits_the_width(page)
+        for tab in ("watch", "replay", "play"):  # every tab reachable on screen
+            box = page.locator(f".tab[data-mode={tab}]").bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, tab
+            page.locator(f".tab[data-mode={tab}]").tap()
+            assert fits_the_width(page), tab
+        act(page, "#play-board", lambda: page.locator("#play-new").tap())
+
+        def tap_a_move(page) -> None:
+            assert fits_the_width(page), state(page)
+            box = next_target(page).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, state(page)
+            click_a_move(page, tap=True)
+
+        play_out_the_hand(page, tap_a_move)
+        assert state(page) == "hand-over" and fits_the_width(page)
+        assert page.inner_text("#play-error") == ""
+        act(page, "#play-board", lambda: page.locator("#play-next").tap())
+        assert page.inner_text("#play-title").startswith("Hand 2") and fits_the_width(page)
+        assert page.errors == []
+    finally:
+        ctx.close()
+
+
+def press_on(page, target) -> None:
+    """Tab to ``target`` (80 presses at most), check its focus shows, and press Enter or Space."""
+    handle = target.element_handle()
+    presses = 0
+    while not page.evaluate("(el) => document.activeElement === el", handle):
+        assert presses < 80, "Tab never reached the move's control"
+        page.keyboard.press("Tab")
+        presses += 1
+    outline = page.evaluate("(el) => getComputedStyle(el).outlineStyle", handle)
+    assert outline != "none", "the focused control shows no focus"
+    key = "Space" if presses % 2 else "Enter"  # both keys play a move
+    act(page, "#play-board", lambda: page.keyboard.press(key))
+
+
+def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
+    """Tab and Enter/Space play a hand; a bot's namesake is told apart; a lost game is said."""
+    page = open_page(context, server)
+    page.fill("#play-form input[name=name]", "simple")  # the opponent is the simple bot
+    act(page, "#play-board", lambda: page.click("#play-new"))
+    names = page.inner_text("#play-title")
+    assert "simple against simple (2)" in names
+    cards = page.locator("#play-table .card[tabindex='0']")
+    seen_cards = 0
+    announced: list[str] = []
+
+    def key_a_move(page) -> None:
+        nonlocal seen_cards
+        if state(page) == "discard":
+            seen_cards = max(seen_cards, cards.count())
+        text = page.inner_text("#play-announce").strip()
+        announced.extend(part for part in text.split(" · ") if part)
+        press_on(page, next_target(page))
+
+    play_out_the_hand(page, key_a_move)
+    assert state(page) == "hand-over" and seen_cards >= 10
+    # the bot's moves were announced, and only the bot's
+    assert announced and all(line.startswith("simple (2) ") for line in announced), announced
+    assert page.inner_text("#play-error") == ""
+    press_on(page, page.locator("#play-next"))
+    assert page.inner_text("#play-title").startswith("Hand 2")
+    # the server forgot the game (idle, or restarted): Replay these hands says so
+    app.state.store.clear()
+    page.click("#play-to-replay")
+    page.wait_for_function("document.querySelector('#play-error').textContent !== ''")
+    assert page.inner_text("#play-error").startswith("no such game")
+    assert page.is_visible("#play") and page.is_hidden("#replay")
+    assert page.errors == []
