@@ -224,6 +224,21 @@ class GinEngine:
         self._hand_deadwood_stale = np.ones((n, 2), dtype=bool)
         self.choose_rules(np.arange(n), np.zeros(n, dtype=np.int64))
 
+    @classmethod
+    def from_state(
+        cls, state: HandState, rules: RulesConfig | None = None, seed: SeedLike = 0
+    ) -> GinEngine:
+        """An engine whose N games start from ``state`` (N = its rows), e.g. mid-hand.
+
+        The state is used as is (not copied); build one with
+        ``hgin_env.engine.position.position_state``, which checks it. ``seed`` only
+        matters for later ``reset`` calls.
+        """
+        engine = cls(int(state.phase.shape[0]), rules, seed)
+        engine.state = state
+        engine.invalidate()
+        return engine
+
     # ------------------------------------------------------------------ queries
     @property
     def current_player(self) -> np.ndarray:

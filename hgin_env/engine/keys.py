@@ -70,6 +70,12 @@ class Salt(IntEnum):
     MIXTURE_DRAW = 301
     #: a network's Gumbel noise when it samples (counter: the action id)
     GUMBEL = 401
+    #: search: the rollout policies' decision keys (counter: moves played in the rollout)
+    SEARCH_ROLLOUT = 0x0C0FFEE
+    #: search: the redeal of each sampled world (mixed into the decision key, not hashed)
+    SEARCH_WORLDS = 0x5EA4C11
+    #: search: the decision keys of the hands that measure the series-value table's model
+    SERIES_VALUE_MODEL = 7
 
 
 class SeedStream(IntEnum):
@@ -118,6 +124,16 @@ def to_uniform(bits: np.ndarray, open_interval: bool = False) -> np.ndarray:
     """
     top = np.asarray(bits, np.uint64) >> np.uint64(11)
     return ((top + 0.5) if open_interval else top) * _UNIT
+
+
+def spread_keys(keys: np.ndarray, count: int, salt: int) -> np.ndarray:
+    """``uint64[N, count]``: ``count`` sub-keys of each key, entry ``(i, j)`` from ``keys[i]``.
+
+    The SplitMix64 sequence of ``keys[i] ^ salt`` (the search's sampled worlds use it).
+    """
+    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1) ^ np.uint64(salt)
+    with np.errstate(over="ignore"):
+        return mix64(k + (np.arange(1, count + 1, dtype=np.uint64) * GOLDEN)[None, :])
 
 
 def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:

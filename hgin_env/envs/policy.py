@@ -117,6 +117,8 @@ class RandomPolicy:
     """Uniformly random over the legal actions; deterministic for a seed (or per-game keys)."""
 
     name = "random"
+    #: its play's version (``random@1`` in the evaluator's JSON)
+    version = 1
     #: the environments may pass ``observations=None``: this policy ignores them
     needs_observations = False
 

@@ -242,7 +242,8 @@ def test_the_checkpoint_plays_without_starting_ray(trained):
         "from agents.policies.model import load_policy\n"
         f"p = load_policy({str(trained.run_dir)!r})\n"
         "m = np.zeros((1, 107), bool); m[0, 5] = True\n"
-        "print(int(p.act(np.zeros((1, 394), np.float32), m)[0]), 'ray' in sys.modules)\n"
+        "from hgin_env.envs.observation import OBS_DIM\n"
+        "print(int(p.act(np.zeros((1, OBS_DIM), np.float32), m)[0]), 'ray' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.stdout.split() == ["5", "False"], proc.stderr

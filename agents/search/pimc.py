@@ -1,0 +1,541 @@
+"""``pimc``: a batched determinized (perfect-information Monte Carlo) search policy.
+
+At every decision with more than one legal action it samples ``worlds`` deals of what
+the seat cannot see (``agents.search.worlds``), plays every legal action in every world
+to the end of the hand with the ``rollout`` policy playing both seats, and takes the
+action with the best mean value; the same worlds and the same rollout random numbers
+serve every candidate (common random numbers). Values (``objective``):
+
+- ``series`` (default): the seat's chance of winning the series after the hand
+  (``agents.search.series_value``), so a hand's points count by what they do on the
+  score sheet; in hand mode (no score sheet in the observation) it falls back to points;
+- ``points``: the hand's points, + for the seat, - for the opponent.
+
+One ``act`` call searches all its games together: every (game, candidate, world) is one
+row of one engine batch, and each rollout step is one batched call of the rollout
+policy. It leaves the rollout policy's own choice only for a candidate whose gain over
+it is more than ``z`` standard errors (the worlds are few and a hand's points noisy).
+Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
+decides the same alone, in a batch or in a worker process.
+
+Spec: ``pimc`` or ``pimc:worlds=64,rollout=simple,objective=series``, plus rules options
+(``undercut_bonus=25``, ...). The rollouts play each game's hand rules (knock limit, gin,
+undercut and big-gin bonuses) as its observation's rules block gives them (in a mix every
+game has its own; ``rule_groups``), so a rules option in the spec matters only for the
+options the observation does not carry. Every value is checked before any work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.bots.features import decision_keys
+from agents.search.series_value import series_values
+from agents.search.worlds import (
+    SeenPosition,
+    sample_worlds,
+    seen_position,
+    world_keys,
+    world_weights,
+)
+from hgin_env.engine.actions import KNOCK, N_ACTIONS
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, HandState
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, hash_stream
+from hgin_env.envs.observation import decode_observations, encode_observations
+from hgin_env.envs.policy import Policy, PolicyLoadError, accepts_keys
+
+#: the family name the registry knows
+NAME = "pimc"
+OBJECTIVES = ("series", "points")
+#: most worlds per decision
+MAX_WORLDS = 4096
+#: the rollout engine drops its finished rows when fewer than this share is live
+COMPACT_BELOW = 0.5
+#: the rules options a spec may set (those the rollouts and the value table use)
+RULES_PARAMS = (
+    "knock_limit",
+    "gin_bonus",
+    "undercut_bonus",
+    "big_gin_bonus",
+    "allow_rediscard",
+    "max_turns_per_hand",
+    "game_target",
+)
+
+
+@dataclass(frozen=True)
+class PimcParams:
+    """The search's parameters (the ``pimc:`` spec).
+
+    Attributes:
+        worlds: sampled deals of the hidden cards per decision (1..4096).
+        z: a candidate replaces the rollout policy's own choice only when its mean gain
+            over it (per world, same worlds) exceeds ``z`` standard errors (0: the best
+            mean wins; the sampling noise of a few worlds otherwise decides).
+        split: choose the best candidate on the first half of the worlds and test its gain
+            over the prior's choice on the other half (the test is then free of the
+            best-of-several bias); false: every world serves both.
+        evidence: the belief: a world's weight is multiplied by this for each thing the
+            opponent did that its sampled hand contradicts (``worlds.world_weights``);
+            1: uniform worlds.
+        top: discards searched: the ``top`` that leave the least deadwood, plus the
+            rollout policy's choice (0: every legal discard). Of the knocks, only the one
+            leaving the least deadwood is searched (the others leave more deadwood).
+        rollout: the policy playing both seats in the rollouts (a registered name or a
+            model path; not a ``pimc`` spec).
+        objective: ``series`` (chance of winning the series) or ``points``.
+        rules: the rules the rollouts play under.
+    """
+
+    worlds: int = 64
+    top: int = 0
+    z: float = 1.0
+    split: bool = False
+    evidence: float = 1.0
+    rollout: str = "simple"
+    objective: str = "series"
+    rules: RulesConfig = field(default_factory=RulesConfig)
+
+    def spec(self) -> str:
+        """The canonical ``pimc:...`` spec (rules options only where they differ)."""
+        parts = [f"worlds={self.worlds}", f"top={self.top}", f"z={self.z:g}"]
+        if self.split:
+            parts.append("split=true")
+        if self.evidence != 1.0:
+            parts.append(f"evidence={self.evidence:g}")
+        parts.append(f"rollout={self.rollout}")
+        parts.append(f"objective={self.objective}")
+        default = RulesConfig()
+        for name in RULES_PARAMS:
+            value = getattr(self.rules, name)
+            if value != getattr(default, name):
+                parts.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+        return f"{NAME}:" + ",".join(parts)
+
+
+def parse_params(text: str) -> PimcParams:
+    """Parse the text after ``pimc:`` (``""``: the defaults).
+
+    Raises:
+        ValueError: naming the parameter that is unknown, repeated, malformed or out of
+            range (``worlds=0``), or an unknown rollout policy.
+    """
+    values: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not value.strip():
+            raise ValueError(f"pimc parameter {item!r}: expected name=value")
+        known = ("worlds", "top", "z", "split", "evidence", "rollout", "objective", *RULES_PARAMS)
+        if key not in known:
+            raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
+        if key in values:
+            raise ValueError(f"pimc parameter {key!r} is given twice")
+        values[key] = value.strip()
+    kwargs: dict[str, Any] = {}
+    if "worlds" in values:
+        kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
+    if "z" in values:
+        try:
+            kwargs["z"] = float(values["z"])
+        except ValueError:
+            raise ValueError(f"pimc parameter z must be a number, got {values['z']!r}") from None
+        if not 0.0 <= kwargs["z"] <= 10.0:
+            raise ValueError(f"pimc parameter z must be in 0..10, got {kwargs['z']}")
+    if "split" in values:
+        kwargs["split"] = _rules_value("split", values["split"])
+    if "evidence" in values:
+        try:
+            kwargs["evidence"] = float(values["evidence"])
+        except ValueError:
+            raise ValueError(
+                f"pimc parameter evidence must be a number, got {values['evidence']!r}"
+            ) from None
+        if not 0.0 < kwargs["evidence"] <= 1.0:
+            raise ValueError(f"pimc parameter evidence must be in (0, 1], got {kwargs['evidence']}")
+    if "top" in values:
+        kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
+    if "objective" in values:
+        if values["objective"] not in OBJECTIVES:
+            raise ValueError(
+                f"pimc parameter objective must be one of {list(OBJECTIVES)}, "
+                f"got {values['objective']!r}"
+            )
+        kwargs["objective"] = values["objective"]
+    if "rollout" in values:
+        kwargs["rollout"] = values["rollout"]
+    rules: dict[str, Any] = {}
+    for name in RULES_PARAMS:
+        if name in values:
+            rules[name] = _rules_value(name, values[name])
+    try:
+        kwargs["rules"] = RulesConfig(**rules)
+    except ValueError as exc:
+        raise ValueError(f"pimc parameter: {exc}") from exc
+    params = PimcParams(**kwargs)
+    check_rollout(params.rollout)
+    return params
+
+
+def _integer(name: str, text: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"pimc parameter {name} must be an integer, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
+    return value
+
+
+def _rules_value(name: str, text: str) -> Any:
+    if name in ("allow_rediscard", "split"):
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
+        return text.lower() == "true"
+    if name == "big_gin_bonus" and text.lower() == "none":
+        return None
+    return _integer(name, text, -(2**31), 2**31)
+
+
+def check_rollout(name: str) -> None:
+    """Raise ``ValueError`` naming ``rollout`` unless ``name`` names a policy (nothing loads).
+
+    A model file that exists but cannot be loaded is refused when the search is built.
+    """
+    from agents.policies.model import policy_problem
+
+    if name.split(":")[0] == NAME:
+        raise ValueError("pimc parameter rollout cannot be a pimc search")
+    problem = policy_problem(name)
+    if problem is not None:
+        raise ValueError(f"pimc parameter rollout: {problem}")
+
+
+def make_rollout(params: PimcParams, seed: int | None) -> Policy:
+    """The rollout policy of ``params`` (the simple bot gets the search's rules)."""
+    from agents.bots import SimpleBot
+    from agents.policies.model import load_policy
+
+    if params.rollout == "simple":
+        return SimpleBot(seed, rules=params.rules)
+    return load_policy(params.rollout, seed)
+
+
+class PimcPolicy:
+    """The determinized search (see the module docstring).
+
+    Args:
+        params: the search's parameters.
+        seed: seed of the random stream used when ``act`` gets no per-game keys.
+    """
+
+    def __init__(self, params: PimcParams | None = None, seed: int | None = None) -> None:
+        self.params = params or PimcParams()
+        self.name = self.params.spec()
+        self.rng = np.random.default_rng(seed)
+        self.rollout = make_rollout(self.params, seed)
+        self._rollout_keys = accepts_keys(self.rollout)
+        # a network reads the score sheet; the bots do not, so they skip encoding it
+        self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
+        #: engine actions taken inside rollouts since construction (for the benchmarks)
+        self.rollout_actions = 0
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the random stream."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self,
+        observations: np.ndarray,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Return one legal action per row: the best mean over the sampled worlds.
+
+        Args:
+            observations: float32[N, OBS_DIM] of the seats to act.
+            action_masks: bool[N, 107].
+            keys: optional uint64[N], one fresh key per game and decision.
+        """
+        masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
+        n = masks.shape[0]
+        keys = decision_keys(keys, self.rng, n)
+        prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
+        actions = prior.copy()
+        cands = candidates(observations, masks, prior, self.params.top)
+        todo = np.flatnonzero(cands.sum(axis=1) > 1)
+        obs = np.asarray(observations)
+        for rows, rules in rule_groups(obs, todo, self.params.rules):
+            actions[rows] = self._choose(
+                obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules
+            )
+        return actions
+
+    def _choose(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        cands: np.ndarray,
+        keys: np.ndarray,
+        prior: np.ndarray,
+        rules: RulesConfig,
+    ) -> np.ndarray:
+        """int64[G]: the chosen action of G games that play under ``rules``."""
+        actions = prior.copy()
+        todo = np.arange(prior.size)
+        if todo.size:
+            seen = seen_position(obs, masks, rules)
+            values, gain, error = self.candidate_values(seen, cands, keys, prior, rules)
+            # leave the rollout policy's choice only for a candidate clearly better than it
+            clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
+            clear[np.arange(todo.size), prior[todo]] = True
+            if self.params.split:  # the best on the first half, if the second half confirms it
+                best = values.argmax(axis=1)
+                ok = clear[np.arange(todo.size), best]
+                actions[todo] = np.where(ok, best, prior[todo])
+            else:
+                actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
+        return actions
+
+    def candidate_values(
+        self,
+        seen: SeenPosition,
+        masks: np.ndarray,
+        keys: np.ndarray,
+        prior: np.ndarray,
+        rules: RulesConfig | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each candidate's mean value over the worlds, and its gain over the prior's choice.
+
+        Args:
+            seen: the positions of G games.
+            masks: bool[G, 107], the candidates (legal actions) of each game; each game's
+                ``prior`` among them.
+            keys: uint64[G], the games' decision keys.
+            prior: int[G], the rollout policy's choice in each game.
+            rules: the rules the G games play under (default the spec's).
+
+        Returns:
+            ``(values, gain, error)``, float64[G, 107] each (-inf / 0 / inf where not a
+            candidate): the mean value, the mean of the per-world difference to the
+            prior's candidate (same worlds: common random numbers), and its standard error.
+        """
+        w = self.params.worlds
+        g = masks.shape[0]
+        wkeys = world_keys(keys, w)  # [G, W]
+        worlds = sample_worlds(seen, wkeys)  # G * W rows, world fastest
+        game, cand = np.nonzero(masks)  # one entry per (game, candidate)
+        # rows: (game, candidate, world); the world's row in ``worlds`` is game * W + world
+        world_row = (game[:, None] * w + np.arange(w)[None, :]).reshape(-1)
+        state = worlds.rows(world_row)
+        first = np.repeat(cand, w)
+        rollout_keys = wkeys.reshape(-1)[world_row]
+        sheets = self._sheets(seen.sheets, np.repeat(game, w))
+        winner, points = self._play_out(state, first, rollout_keys, sheets, rules)
+        value = self._values(seen.sheets, np.repeat(game, w), winner, points)
+        per_world = value.reshape(-1, w)  # [E, W]
+        weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
+        entry_of = np.full((g, N_ACTIONS), -1)
+        entry_of[game, cand] = np.arange(game.size)
+        diff = per_world - per_world[entry_of[game, prior[game]]]
+        half = w // 2 if self.params.split and w >= 2 else 0
+        chosen, _, _ = _weighted_stats(per_world, diff, weight, slice(0, half or w))
+        _, mean_diff, error_of = _weighted_stats(per_world, diff, weight, slice(half, w))
+        values = np.full((g, N_ACTIONS), -np.inf)
+        gain = np.zeros((g, N_ACTIONS))
+        error = np.full((g, N_ACTIONS), np.inf)
+        values[game, cand] = chosen
+        gain[game, cand] = mean_diff
+        error[game, cand] = error_of
+        return values, gain, error
+
+    # ------------------------------------------------------------------ rollouts
+    def _call_rollout(self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        if self._rollout_keys:
+            act: Any = self.rollout.act
+            return np.asarray(act(obs, masks, keys=keys))
+        return np.asarray(self.rollout.act(obs, masks))
+
+    def _sheets(self, sheets: ScoreSheets | None, rows: np.ndarray) -> ScoreSheets | None:
+        """The score sheets of the rollout rows (for a rollout policy that reads them)."""
+        if sheets is None or not self._rollout_sheets:
+            return None
+        return sheet_rows(sheets, rows)
+
+    def _play_out(
+        self,
+        state: HandState,
+        first: np.ndarray,
+        keys: np.ndarray,
+        sheets: ScoreSheets | None,
+        rules: RulesConfig | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``first`` then the rollout policy to the end of every row's hand (``rules``).
+
+        Returns:
+            ``(winner, points)``: int64[R] the seat that scored (-1: none), and its points.
+        """
+        rules = rules or self.params.rules
+        total = first.size
+        engine = GinEngine.from_state(state, rules)
+        engine.step(first)
+        self.rollout_actions += total
+        ids = np.arange(total)  # original row of each engine row
+        winner = np.full(total, -1, dtype=np.int64)
+        points = np.zeros(total, dtype=np.int64)
+        moves = np.zeros(total, dtype=np.int64)
+        actions = np.zeros(total, dtype=np.int64)
+        while True:
+            over = engine.over
+            live = np.flatnonzero(~over)
+            if live.size < COMPACT_BELOW * ids.size or live.size == 0:
+                done = np.flatnonzero(over)
+                winner[ids[done]] = engine.state.winner[done]
+                points[ids[done]] = engine.state.points[done]
+                if live.size == 0:
+                    return winner, points
+                engine = GinEngine.from_state(engine.state.rows(live), rules)
+                ids, keys, moves = ids[live], keys[live], moves[live]
+                if sheets is not None:
+                    sheets = self._sheets(sheets, live)
+                actions = np.zeros(live.size, dtype=np.int64)
+                live = np.arange(live.size)
+            seats = engine.current_player[live]
+            obs = encode_observations(engine, seats, sheets, live)
+            masks = engine.legal_action_mask(copy=False)[live]
+            step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
+            actions[live] = self._call_rollout(obs, masks, step_keys)
+            moves[live] += 1
+            engine.step(actions)
+            self.rollout_actions += live.size
+
+    def _values(
+        self,
+        sheets: ScoreSheets | None,
+        game: np.ndarray,
+        winner: np.ndarray,
+        points: np.ndarray,
+    ) -> np.ndarray:
+        """float64[R]: each outcome's value for seat 0 (the searching seat)."""
+        signed = np.where(winner == 0, points, np.where(winner == 1, -points, 0))
+        if self.params.objective == "points" or sheets is None:
+            return signed.astype(np.float64)
+        # the chance of winning the series after recording each outcome on a copy
+        after = sheet_rows(sheets, game)
+        after.record(winner, points)
+        return series_values(after, 0)
+
+
+def _weighted_stats(
+    per_world: np.ndarray, diff: np.ndarray, weight: np.ndarray, part: slice
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted mean value, mean difference and its standard error over the worlds ``part``."""
+    w = weight[:, part] / weight[:, part].sum(axis=1, keepdims=True)
+    effective = 1.0 / (w**2).sum(axis=1)  # the worlds' effective number
+    d = diff[:, part]
+    mean_diff = (w * d).sum(axis=1)
+    spread = np.sqrt((w * (d - mean_diff[:, None]) ** 2).sum(axis=1))
+    return (w * per_world[:, part]).sum(axis=1), mean_diff, spread / np.sqrt(effective)
+
+
+def rule_groups(
+    obs: np.ndarray, rows: np.ndarray, base: RulesConfig
+) -> list[tuple[np.ndarray, RulesConfig]]:
+    """``rows`` grouped by the hand rules their observations carry, each with its rules.
+
+    The observation's rules block gives each game's knock limit and bonuses (in a mix of
+    rule sets every game has its own); the other options come from ``base`` (the spec's).
+    """
+    if rows.size == 0:
+        return []
+    d = decode_observations(obs[rows])
+    big = np.where(d.big_gin, d.big_gin_bonus, -1)
+    table = np.stack([d.knock_limit, d.gin_bonus, d.undercut_bonus, big], axis=1)
+    kinds, which = np.unique(table, axis=0, return_inverse=True)
+    groups = []
+    for k, (limit, gin, undercut, big_bonus) in enumerate(kinds.tolist()):
+        rules = dataclasses.replace(
+            base, knock_limit=limit, gin_bonus=gin, undercut_bonus=undercut,
+            big_gin_bonus=None if big_bonus < 0 else big_bonus,
+        )  # fmt: skip
+        groups.append((rows[which.reshape(-1) == k], rules))
+    return groups
+
+
+def candidates(
+    observations: np.ndarray, masks: np.ndarray, prior: np.ndarray, top: int
+) -> np.ndarray:
+    """bool[N, 107]: the actions searched (see ``PimcParams.top``); always the prior's ``prior``."""
+    out = masks.copy()
+    rows = np.flatnonzero(masks[:, :N_CARDS].any(axis=1))
+    if rows.size == 0:
+        return out
+    dd = decode_observations(np.asarray(observations)[rows]).discard_deadwood.astype(np.float64)
+    # ties: the higher card id first (a king before a queen), as a tiny offset
+    score = dd - np.arange(N_CARDS) * 1e-3
+    knocks = masks[rows, KNOCK : KNOCK + N_CARDS]
+    best_knock = np.where(knocks, score, np.inf).argmin(axis=1)
+    keep = np.zeros_like(knocks)
+    keep[np.arange(rows.size), best_knock] = True
+    out[rows, KNOCK : KNOCK + N_CARDS] = knocks & keep
+    if top > 0:
+        discards = masks[rows, :N_CARDS]
+        order = np.argsort(np.where(discards, score, np.inf), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(N_CARDS)[None, :], axis=1)
+        out[rows, :N_CARDS] = discards & (rank < top)
+    out[np.arange(out.shape[0]), prior] = True
+    return out & masks
+
+
+def sheet_rows(sheets: ScoreSheets, rows: np.ndarray) -> ScoreSheets:
+    """A copy of the selected sheets (``rows``: int[M], repeats allowed)."""
+    out = ScoreSheets(rows.size, sheets.rules)
+    for f in ("scores", "entered", "boxes", "game_winners", "finished", "series_winner"):
+        setattr(out, f, getattr(sheets, f)[rows].copy())
+    return out
+
+
+def make_pimc(params: str, seed: int | None) -> PimcPolicy:
+    """``pimc:PARAMS`` -> a ``PimcPolicy`` (``params``: the text after ``pimc:``)."""
+    return PimcPolicy(parse_params(params), seed)
+
+
+class SearchSource:
+    """``pimc`` and ``pimc:PARAMS`` as a ``PolicySource`` of the environments' registry."""
+
+    def names(self) -> list[str]:
+        """The plain name (each also takes ``:PARAMS``)."""
+        return ["pimc"]
+
+    def load(self, spec: str, seed: int | None) -> PimcPolicy | None:
+        """The search ``spec`` names; None when ``spec`` is not ``pimc[:PARAMS]``.
+
+        Raises:
+            PolicyLoadError: a bad parameter (named in the message).
+        """
+        name, _, params = spec.partition(":")
+        if name != "pimc":
+            return None
+        try:
+            return make_pimc(params, seed)
+        except PolicyLoadError:
+            raise
+        except ValueError as exc:
+            raise PolicyLoadError(str(exc)) from None
+
+
+#: the registry's source of search names (entry point ``__search__``)
+SEARCH_SOURCE = SearchSource()
+
+
+def with_rules(params: PimcParams, rules: RulesConfig) -> PimcParams:
+    """``params`` with other rules (for callers that hold a ``RulesConfig``)."""
+    return dataclasses.replace(params, rules=rules)

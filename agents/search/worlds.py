@@ -1,0 +1,227 @@
+"""Determinized worlds: full hand positions consistent with one seat's observation.
+
+``seen_position`` reads what a seat knows from its observation (``hgin_env.envs.
+observation``): its hand, the discard pile, the opponent's known pickups and both
+players' discards, the stock size, the phase, the dealer, the turn count and (in series
+mode) the score sheet. ``sample_worlds`` deals the rest at random: the opponent holds its
+known pickups plus ``10 - known`` of the *unseen* cards (not in the seat's hand, not in
+the pile, not a known pickup), and the other unseen cards form the stock in random
+order. Each world is drawn from a key derived from the game's decision key and the
+world's index alone, so a game's worlds do not depend on the batch it is in.
+
+In a world the observing seat is seat 0 and the opponent seat 1. Two things the
+observation does not carry are filled in: the order of the pile below its top (which
+never matters again, see ``hgin_env.engine.position``), and which of the seat's own
+cards it took from the pile earlier (its opponent's ``opponent_known`` in a rollout):
+only the card taken this turn is marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import HAND_SIZE, HandState, Phase
+from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
+from hgin_env.engine.keys import Salt, key_uniforms, spread_keys
+from hgin_env.engine.position import position_state
+from hgin_env.envs.observation import (
+    OBS_DIM,
+    OBS_LAYOUT,
+    PHASE_DISCARD,
+    PHASE_FORCED_DRAW,
+    PHASE_OFFER,
+    decode_observations,
+    plain_observations,
+)
+
+
+@dataclass
+class SeenPosition:
+    """What each of N seats knows, as arrays (the seat is seat 0, its opponent seat 1)."""
+
+    hand: np.ndarray  # bool[N, 52]
+    top: np.ndarray  # int[N], -1: empty pile
+    pile_below: np.ndarray  # bool[N, 52]
+    opponent_known: np.ndarray  # bool[N, 52]
+    own_discards: np.ndarray  # bool[N, 52]
+    opponent_discards: np.ndarray  # bool[N, 52]
+    unseen: np.ndarray  # bool[N, 52]
+    stock_size: np.ndarray  # int[N]
+    dealer: np.ndarray  # int[N]: 0 when the seat dealt, else 1
+    phase: np.ndarray  # int[N]: an engine Phase
+    must_draw_stock: np.ndarray  # bool[N]
+    taken: np.ndarray  # int[N]: card taken from the pile this turn, -1: none
+    turns: np.ndarray  # int[N]
+    sheets: ScoreSheets | None  # the score sheets (series mode), seat 0 = the seat
+
+
+def seen_position(
+    observations: np.ndarray, action_masks: np.ndarray, rules: RulesConfig
+) -> SeenPosition:
+    """Read the positions of N seats to act from their observations and legal masks.
+
+    Raises:
+        ValueError: when an observation is inconsistent (a row not to act, or whose
+            unseen cards do not fill the opponent's hand and the stock).
+    """
+    obs = plain_observations(observations)
+    if obs.shape[1] != OBS_DIM:
+        raise ValueError(f"observations must have {OBS_DIM} entries, got {obs.shape[1]}")
+    masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
+    dec = decode_observations(obs)
+    n = obs.shape[0]
+    if (dec.phase < 0).any():
+        raise ValueError(f"observation row {int(np.argmax(dec.phase < 0))} has no phase to act in")
+    r = np.arange(n)
+    has_top = dec.top_discard >= 0
+    seen = dec.hand | dec.pile_below | dec.opponent_known
+    seen[r[has_top], dec.top_discard[has_top]] = True
+    unseen = ~seen
+    hidden = HAND_SIZE - dec.opponent_known.sum(axis=1)
+    bad = np.flatnonzero(unseen.sum(axis=1) != hidden + dec.stock)
+    if bad.size:
+        raise ValueError(f"observation row {int(bad[0])}: its unseen cards do not add up")
+    phase = np.select(
+        [dec.phase == PHASE_OFFER, dec.phase == PHASE_DISCARD],
+        [int(Phase.OFFER), int(Phase.DISCARD)],
+        int(Phase.DRAW),
+    )
+    discarding = phase == int(Phase.DISCARD)
+    # the card held that may not be thrown back is the one just taken from the pile
+    barred = dec.hand & ~masks[:, :N_CARDS] & discarding[:, None]
+    taken = np.where(barred.any(axis=1), barred.argmax(axis=1), -1)
+    turns = np.rint(obs[:, OBS_LAYOUT["turn"].start] * rules.max_turns_per_hand).astype(np.int64)
+    return SeenPosition(
+        hand=dec.hand,
+        top=dec.top_discard,
+        pile_below=dec.pile_below,
+        opponent_known=dec.opponent_known,
+        own_discards=dec.own_discards,
+        opponent_discards=dec.opponent_discards,
+        unseen=unseen,
+        stock_size=dec.stock,
+        dealer=np.where(dec.dealer, 0, 1),
+        phase=phase,
+        must_draw_stock=dec.phase == PHASE_FORCED_DRAW,
+        taken=taken,
+        turns=turns,
+        sheets=seen_sheets(obs, rules),
+    )
+
+
+def seen_sheets(observations: np.ndarray, rules: RulesConfig) -> ScoreSheets | None:
+    """The score sheets of the observations (seat 0 = the observer), None in hand mode.
+
+    Hand-mode observations have no open game; then there is no sheet.
+    """
+    obs = plain_observations(observations)
+    L = OBS_LAYOUT
+    open_games = obs[:, L["open_games"]] > 0.5
+    if not open_games.any():
+        return None
+    target = float(rules.game_target)
+    sheets = ScoreSheets(obs.shape[0], rules)
+    mine = np.rint(obs[:, L["my_scores"]] * target).astype(np.int64)
+    theirs = np.rint(obs[:, L["opp_scores"]] * target).astype(np.int64)
+    sheets.scores = np.stack([mine, theirs], axis=1)
+    sheets.entered = np.stack([obs[:, L["my_entered"]], obs[:, L["opp_entered"]]], axis=1) > 0.5
+    sheets.boxes = sheets.entered.astype(np.int64)  # box counts are not observed
+    winner = np.where(mine >= rules.game_target, 0, np.where(theirs >= rules.game_target, 1, -1))
+    sheets.game_winners = np.where(open_games, -1, winner)
+    sheets.finished = np.asarray(~open_games.any(axis=1))
+    won = (sheets.game_winners[:, :, None] == np.arange(2)).sum(axis=1)  # [N, 2]
+    sheets.series_winner = np.where(sheets.finished & (won.max(axis=1) >= 2), won.argmax(1), -1)
+    assert sheets.scores.shape == (obs.shape[0], 2, N_GAMES)
+    return sheets
+
+
+def world_keys(keys: np.ndarray, worlds: int) -> np.ndarray:
+    """uint64[N, W]: the key of world w of game i, from ``keys[i]`` and ``w`` alone."""
+    return spread_keys(keys, worlds, Salt.SEARCH_WORLDS)
+
+
+def sample_worlds(seen: SeenPosition, keys: np.ndarray) -> HandState:
+    """One full position per (game, world): ``G * W`` rows, game-major (world fastest).
+
+    Args:
+        seen: the positions of G games.
+        keys: uint64[G, W] world keys (``world_keys``).
+    """
+    g, w = keys.shape
+    rows = np.repeat(np.arange(g), w)
+    unseen = seen.unseen[rows]
+    # the unseen cards in a random order (the seen ones after them)
+    u = key_uniforms(keys.reshape(-1), N_CARDS)
+    order = np.argsort(np.where(unseen, u, 2.0), axis=1, kind="stable")
+    hidden = HAND_SIZE - seen.opponent_known.sum(axis=1)[rows]
+    rank = np.arange(N_CARDS)[None, :]
+    opponent = seen.opponent_known[rows].copy()
+    dealt = rank < hidden[:, None]
+    rr, cc = np.nonzero(dealt)
+    opponent[rr, order[rr, cc]] = True
+    # the stock: the unseen cards after the opponent's, top first
+    stock = np.take_along_axis(order, np.minimum(rank + hidden[:, None], N_CARDS - 1), axis=1)
+    hands = np.stack([seen.hand[rows], opponent], axis=1)
+    known = np.zeros((rows.size, 2, N_CARDS), dtype=bool)
+    known[:, 1] = seen.opponent_known[rows]
+    taken = seen.taken[rows]
+    has_taken = np.flatnonzero(taken >= 0)
+    known[has_taken, 0, taken[has_taken]] = True
+    discards = np.stack([seen.own_discards[rows], seen.opponent_discards[rows]], axis=1)
+    return position_state(
+        hands=hands,
+        top=seen.top[rows],
+        pile_below=seen.pile_below[rows],
+        stock=stock,
+        stock_size=seen.stock_size[rows],
+        dealer=seen.dealer[rows],
+        current=np.zeros(rows.size, np.int64),
+        phase=seen.phase[rows],
+        known=known,
+        discards=discards,
+        must_draw_stock=seen.must_draw_stock[rows],
+        taken=taken,
+        turns=seen.turns[rows],
+    )
+
+
+def world_weights(seen: SeenPosition, worlds: HandState, evidence: float) -> np.ndarray:
+    """float64[G, W]: how well each world's opponent hand explains what the opponent did.
+
+    A belief, as the expert bot's danger model (``agents.bots.expert``): each world's
+    weight is ``evidence ** contradictions``, counting the cards of the seat's discards
+    still in the pile that would meld with the sampled hand (the opponent let them go by),
+    and the sampled hand's loose cards above the value of the opponent's last discard (a
+    player throws its highest loose card). ``evidence = 1``: uniform worlds.
+
+    Args:
+        seen: the positions of G games.
+        worlds: their ``G * W`` worlds (``sample_worlds``).
+        evidence: weight factor per contradiction, in (0, 1].
+    """
+    g = seen.hand.shape[0]
+    w = worlds.hands.shape[0] // g
+    if evidence >= 1.0:
+        return np.ones((g, w))
+    from agents.bots.features import meld_with
+    from hgin_env.engine.cards import CARD_VALUE
+
+    rows = np.repeat(np.arange(g), w)
+    hands = worlds.hands[:, 1]
+    melds = meld_with(hands)
+    in_pile = seen.pile_below.copy()
+    has_top = np.flatnonzero(seen.top >= 0)
+    in_pile[has_top, seen.top[has_top]] = True
+    passed = (seen.own_discards & in_pile)[rows]
+    top = seen.top
+    thrown_top = (top >= 0) & seen.opponent_discards[np.arange(g), np.maximum(top, 0)]
+    limit = np.where(thrown_top, CARD_VALUE[np.maximum(top, 0)], 10)[rows]
+    loose = hands & ~melds & ~seen.opponent_known[rows]
+    above = (loose & (CARD_VALUE[None, :] > limit[:, None])).sum(axis=1)
+    contradictions = (melds & passed).sum(axis=1) + above
+    return (evidence ** contradictions.astype(np.float64)).reshape(g, w)

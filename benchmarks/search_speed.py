@@ -1,0 +1,145 @@
+"""Search speed: ``pimc`` decisions per second against worlds, rollout policy and batch.
+
+Usage: ``python benchmarks/search_speed.py [--repeats 3] [--worlds 16 64] [--series 4]``
+(run it under ``flock /work/heavy.lock`` on the shared machine).
+
+Measures on one core (BLAS/OpenMP threads pinned to 1):
+
+- search decisions per second at each (rollout policy, worlds, top, batch): the
+  decisions are a fixed pool drawn from ``simple`` vs ``simple`` series (every phase in
+  its natural share: upcard offers, draws, discards), searched ``batch`` at a time;
+  decisions with a single legal action (a forced draw) are excluded from the pool, as
+  the search answers them at no cost;
+- the engine actions per second inside the rollouts (every candidate x world row's
+  actions, the candidate itself included);
+- the wall time of a short series evaluation against ``simple`` (``--series`` deal
+  sequences, duplicate), in seconds per series;
+- a projection to 16 and 64 cores: one evaluation splits into independent shards
+  (``evaluate.py --workers K``, keyed randomness), so K cores give K times one core's
+  rate, less the start-up; the projection is that linear bound, not a measurement.
+
+Each figure is the median of ``--repeats`` runs, with the range.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+from _common import print_table  # noqa: E402
+
+import agents  # noqa: E402, F401  - registers pimc
+from agents.bots import SimpleBot  # noqa: E402
+from agents.evaluation import evaluate  # noqa: E402
+from agents.search.pimc import PimcPolicy, parse_params  # noqa: E402
+from hgin_env.engine.keys import hash_stream  # noqa: E402
+from hgin_env.engine.series import SeriesEngine  # noqa: E402
+from hgin_env.envs.observation import encode_observations  # noqa: E402
+
+
+def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``size`` decisions (obs, masks, keys) with 2+ legal actions from simple-vs-simple series."""
+    series = SeriesEngine(256, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    rng = np.random.default_rng(seed)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    while sum(m.shape[0] for m in mask_rows) < size:
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        masks = eng.legal_action_mask()
+        pick = np.flatnonzero((masks.sum(axis=1) > 1) & (rng.random(eng.n) < 0.05))
+        obs_rows.append(obs[pick])
+        mask_rows.append(masks[pick])
+        series.step(bot.act(obs, masks))
+        if series.finished.any():
+            series.reset(series.finished)
+    obs = np.concatenate(obs_rows)[:size]
+    masks = np.concatenate(mask_rows)[:size]
+    keys = hash_stream(np.arange(size, dtype=np.uint64), np.zeros(size, np.int64), 99)
+    return obs, masks, keys
+
+
+def median_range(values: list[float]) -> str:
+    """``median (min-max)``."""
+    return f"{statistics.median(values):,.1f} ({min(values):,.1f}-{max(values):,.1f})"
+
+
+def decision_rates(
+    spec: str, batch: int, pool: tuple[np.ndarray, np.ndarray, np.ndarray], repeats: int
+) -> tuple[list[float], list[float]]:
+    """Decisions/s and rollout actions/s of ``spec`` over the pool, ``batch`` decisions a call."""
+    obs, masks, keys = pool
+    per_call = max(1, min(batch, obs.shape[0]))
+    calls = max(1, min(obs.shape[0] // per_call, 2 if batch > 1 else 16))
+    decisions, actions = [], []
+    for _ in range(repeats):
+        policy = PimcPolicy(parse_params(spec.partition(":")[2]), seed=0)
+        start = time.perf_counter()
+        for c in range(calls):
+            part = slice(c * per_call, (c + 1) * per_call)
+            policy.act(obs[part], masks[part], keys=keys[part])
+        elapsed = time.perf_counter() - start
+        decisions.append(calls * per_call / elapsed)
+        actions.append(policy.rollout_actions / elapsed)
+    return decisions, actions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--worlds", type=int, nargs="+", default=[16, 64], help="worlds")
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64], help="games per call")
+    parser.add_argument("--tops", type=int, nargs="+", default=[0, 6], help="pimc top values")
+    parser.add_argument("--expert-worlds", type=int, default=16, help="worlds for expert rows")
+    parser.add_argument("--series", type=int, default=4, help="deal sequences (x2) timed")
+    parser.add_argument("--series-spec", default="pimc:worlds=64,top=6", help="series timed")
+    args = parser.parse_args()
+    pool = decision_pool(256, seed=5)
+    phases = {"offer": 106, "draw": 104}
+    counts = {k: int(pool[1][:, a].sum()) for k, a in phases.items()}
+    counts["discard"] = int(pool[1][:, :52].any(axis=1).sum())
+    print(f"decision pool: {pool[1].shape[0]} decisions {counts}\n", flush=True)
+    rows = []
+    configs = [("simple", w, t) for w in args.worlds for t in args.tops]
+    configs.append(("expert", args.expert_worlds, 6))
+    for rollout, worlds, top in configs:
+        spec = f"pimc:worlds={worlds},top={top},rollout={rollout}"
+        for batch in args.batches:
+            reps = args.repeats if rollout == "simple" else 1
+            dec, act = decision_rates(spec, batch, pool, reps)
+            rows.append([rollout, worlds, top, batch, median_range(dec), median_range(act)])
+            print(rows[-1], flush=True)
+    print_table(
+        "pimc decisions per second, one core",
+        ["rollout", "worlds", "top", "games per call", "decisions/s", "rollout actions/s"],
+        rows,
+    )
+    walls = []
+    hands = 0
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        result = evaluate(
+            args.series_spec, "simple", args.series, seed=7, duplicate=True, progress=False
+        )
+        walls.append((time.perf_counter() - start) / result.n_series)
+        hands = result.hands
+    per_series = statistics.median(walls)
+    print_table(
+        f"{args.series_spec} vs simple, {2 * args.series} series ({hands} hands), one core",
+        ["s / series (median, range)", "series / hour, 1 core", "16 cores (bound)", "64 cores"],
+        [[median_range(walls), f"{3600 / per_series:,.0f}", f"{16 * 3600 / per_series:,.0f}",
+          f"{64 * 3600 / per_series:,.0f}"]],
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,289 @@
+"""The ``pimc`` search: legal, deterministic, blind to hidden cards, strict about its spec."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.bots import SimpleBot
+from agents.policies.model import PolicyLoadError, load_policy
+from agents.search.pimc import PimcPolicy, parse_params
+from agents.search.worlds import sample_worlds, seen_position, world_keys
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.keys import hash_stream
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import registered_policies
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _positions(n: int, plies: int, seed: int) -> SeriesEngine:
+    """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
+    series = SeriesEngine(n, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    for _ in range(plies):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        series.step(bot.act(obs, eng.legal_action_mask()))
+    return series
+
+
+def _decision(series: SeriesEngine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    eng = series.engine
+    obs = encode_observations(eng, eng.current_player, series.sheets)
+    keys = hash_stream(eng.seeds, np.zeros(eng.n, np.int64), 5)
+    return obs, eng.legal_action_mask(), keys
+
+
+def test_pimc_is_registered_with_its_parameters_in_the_name():
+    """``load_policy("pimc:...")`` builds the search with those parameters; the name is listed."""
+    policy = load_policy("pimc:worlds=4,rollout=expert,objective=points,undercut_bonus=25")
+    assert isinstance(policy, PimcPolicy)
+    assert policy.params.worlds == 4 and policy.params.rollout == "expert"
+    assert policy.params.rules.undercut_bonus == 25
+    assert policy.name == (
+        "pimc:worlds=4,top=0,z=1,rollout=expert,objective=points,undercut_bonus=25"
+    )
+    assert isinstance(load_policy("pimc"), PimcPolicy)
+    split = load_policy("pimc:split=true,evidence=0.5,z=2")
+    assert split.name == (
+        "pimc:worlds=64,top=0,z=2,split=true,evidence=0.5,rollout=simple,objective=series"
+    )
+    assert "pimc" in registered_policies()
+
+
+@pytest.mark.parametrize(
+    "spec, named",
+    [
+        ("pimc:worlds=0", "worlds"),
+        ("pimc:worlds=ten", "worlds"),
+        ("pimc:rollout=no-such-bot", "rollout"),
+        ("pimc:rollout=pimc", "rollout"),
+        ("pimc:objective=glory", "objective"),
+        ("pimc:depth=3", "depth"),
+        ("pimc:worlds=4,worlds=8", "worlds"),
+        ("pimc:undercut_bonus=-1", "undercut_bonus"),
+        ("pimc:worlds", "worlds"),
+        ("pimc:z=-1", "z"),
+        ("pimc:top=53", "top"),
+        ("pimc:split=maybe", "split"),
+        ("pimc:evidence=0", "evidence"),
+    ],
+)
+def test_a_bad_parameter_is_refused_naming_it(spec, named):
+    """An out-of-range, unknown, repeated or malformed parameter raises naming the parameter."""
+    with pytest.raises(PolicyLoadError, match=named):
+        load_policy(spec)
+
+
+def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
+    """``evaluate.py pimc:worlds=0 simple`` exits 2 with a one-line message naming ``worlds``."""
+    proc = subprocess.run(
+        [sys.executable, "evaluate.py", "pimc:worlds=0", "simple", "--series", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "worlds" in lines[0], proc.stderr
+
+
+def test_worlds_keep_what_the_seat_sees_and_deal_the_rest():
+    """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
+    series = _positions(16, 7, seed=3)
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=8"))
+    seen = seen_position(obs, masks, policy.params.rules)
+    worlds = sample_worlds(seen, world_keys(keys, 8))
+    GinEngine.from_state(worlds).check_invariants()
+    game = np.repeat(np.arange(16), 8)
+    eng = series.engine
+    me = eng.current_player.astype(np.int64)
+    assert np.array_equal(worlds.hands[:, 0], eng.state.hands[np.arange(16), me][game])
+    assert np.array_equal(worlds.in_pile, eng.state.in_pile[game])
+    assert (worlds.hands[:, 1] >= eng.state.known[np.arange(16), 1 - me][game]).all()
+    assert np.array_equal(52 - worlds.stock_pos, eng.stock_size[game])
+    # the worlds differ from one another (the hidden cards are really redealt)
+    assert len({worlds.hands[i, 1].tobytes() for i in range(8)}) > 1
+
+
+def test_search_plays_legal_moves_through_whole_hands():
+    """Seeded series of pimc (few worlds) against simple: every action is legal, hands end."""
+    series = SeriesEngine(6, seed=11)
+    series.reset()
+    search, bot = PimcPolicy(parse_params("worlds=2"), seed=0), SimpleBot(0)
+    hands = 0
+    for _ in range(400):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        masks = eng.legal_action_mask()
+        mine = eng.current_player == 0
+        actions = bot.act(obs, masks)
+        actions[mine] = search.act(obs[mine], masks[mine])
+        assert masks[np.arange(eng.n), actions].all()
+        hands += series.step(actions).rows.size
+        if hands >= 12:
+            break
+    assert hands >= 12
+
+
+def test_a_game_decides_the_same_alone_and_in_a_batch():
+    """With per-game keys, each row's decision does not depend on the other rows of the call."""
+    series = _positions(12, 9, seed=5)
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=6"))
+    together = policy.act(obs, masks, keys=keys)
+    alone = [
+        policy.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(12)
+    ]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together[::-1], policy.act(obs[::-1], masks[::-1], keys=keys[::-1]))
+
+
+def test_the_decision_ignores_the_hidden_cards_and_the_stock_order():
+    """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
+    series = _positions(10, 11, seed=8)
+    eng = series.engine
+    obs, masks, keys = _decision(series)
+    policy = PimcPolicy(parse_params("worlds=8,objective=points"))
+    before = policy.act(obs, masks, keys=keys)
+    rng = np.random.default_rng(0)
+    s = eng.state
+    changed = 0
+    for g in np.flatnonzero(~eng.over):
+        opp = 1 - int(s.current[g])
+        hidden = np.flatnonzero(s.hands[g, opp] & ~s.known[g, opp])
+        stock = s.deck[g, s.stock_pos[g] :].astype(np.int64)
+        pool = rng.permutation(np.concatenate([hidden, stock]))
+        s.hands[g, opp, hidden] = False
+        s.hands[g, opp, pool[: hidden.size]] = True
+        s.deck[g, s.stock_pos[g] :] = pool[hidden.size :]
+        changed += int(not np.array_equal(np.sort(pool[: hidden.size]), hidden))
+    eng.invalidate()
+    eng.check_invariants()
+    assert changed > 5
+    obs2, masks2, _ = _decision(series)
+    assert np.array_equal(obs, obs2) and np.array_equal(masks, masks2)
+    assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
+
+
+def test_search_finds_a_gin_knock():
+    """Holding gin after the draw, the search knocks (gin beats every other candidate)."""
+    from helpers import deal, play
+
+    eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
+    play(eng, "pass", "pass", "draw")  # the non-dealer draws TH: AC-3C 4D-6D 7H-TH KS
+    obs = encode_observations(eng, eng.current_player)
+    action = PimcPolicy(parse_params("worlds=4,objective=points")).act(
+        obs, eng.legal_action_mask(), keys=np.array([1], np.uint64)
+    )
+    assert int(action[0]) == N_CARDS + 51  # knock, discarding KS (card 51)
+
+
+def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
+    """``top=2``: the 2 least-deadwood discards, the best knock and the prior; ``top=0``: all."""
+    from helpers import deal, play
+
+    from agents.search.pimc import candidates
+
+    eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
+    play(eng, "pass", "pass", "draw")  # AC-3C 4D-6D 7H-TH KS: KS is the only loose card
+    obs, masks = encode_observations(eng, eng.current_player), eng.legal_action_mask()
+    prior = np.array([13 + 3])  # discard 4D (card 16), breaking a run
+    kept = candidates(obs, masks, prior, top=2)
+    knocks = np.flatnonzero(kept[0, N_CARDS : 2 * N_CARDS])
+    assert knocks.tolist() == [51]  # knock with KS (gin), the least deadwood
+    # KS leaves 0; TH and 7H leave 10 (the run 7H-9H or 8H-TH stays), the higher id first
+    assert np.flatnonzero(kept[0, :N_CARDS]).tolist() == [16, 35, 51]
+    assert candidates(obs, masks, prior, top=0)[0, :N_CARDS].sum() == 11
+
+
+def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):
+    """``pretrain.teacher: pimc:...`` and a pimc training opponent pass; ``worlds=0`` is named."""
+    from helpers import tiny_config
+
+    from agents.training.schema import ConfigError
+
+    tiny_config(tmp_path, "pretrain.teacher=pimc:worlds=2", "opponents.mix={pimc:worlds=2: 1}")
+    with pytest.raises(ConfigError, match="pretrain.teacher.*worlds"):
+        tiny_config(tmp_path, "pretrain.teacher=pimc:worlds=0")
+
+
+def test_an_evaluation_split_across_workers_gives_the_one_process_result():
+    """The search split over 2 processes equals the one-process evaluation (keyed worlds)."""
+    from agents.evaluation import evaluate, processes
+
+    kwargs = {"seed": 3, "progress": False, "max_hands_per_series": 3}
+    one = evaluate("pimc:worlds=2,top=3", "simple", 4, **kwargs).to_dict()
+    split = evaluate("pimc:worlds=2,top=3", "simple", 4, runner=processes(2), **kwargs).to_dict()
+    for data in (one, split):
+        data.pop("seconds")
+        data.pop("series_per_second")
+    assert one == split and one["hands"] >= 8
+
+
+def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
+    """With evidence < 1 a world whose opponent hand would meld a card it let pass weighs less."""
+    from agents.search.worlds import world_weights
+
+    series = _positions(16, 15, seed=2)
+    obs, masks, keys = _decision(series)
+    seen = seen_position(obs, masks, parse_params("").rules)
+    worlds = sample_worlds(seen, world_keys(keys, 32))
+    assert (world_weights(seen, worlds, 1.0) == 1.0).all()
+    weights = world_weights(seen, worlds, 0.5)
+    assert ((weights > 0) & (weights <= 1)).all() and (weights < 1).any()
+    # a world's weight is 0.5 ** (contradictions): recount one by hand
+    from agents.bots.features import meld_with
+
+    g = int(np.argmin(weights.min(axis=1)))
+    w = int(np.argmin(weights[g]))
+    hand = worlds.hands[g * 32 + w, 1]
+    pile = seen.pile_below[g].copy()
+    pile[seen.top[g]] = True
+    passed = int((meld_with(hand[None])[0] & seen.own_discards[g] & pile).sum())
+    assert weights[g, w] <= 0.5**passed + 1e-12
+
+
+def test_the_search_is_a_training_opponent_by_name():
+    """A ``HollywoodGinVecEnv`` with ``opponent="pimc:worlds=2"`` plays legal series steps."""
+    from helpers import assert_plays_legally
+
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(4, opponent="pimc:worlds=2,top=2", mode="series", seed=3)
+    assert_plays_legally(SimpleBot(0), env, 60)
+    env.close()
+
+
+def test_the_search_records_demonstrations_as_a_pretrain_teacher():
+    """``pretrain.record`` with ``pimc`` as the teacher keeps legal decisions (distillation)."""
+    from agents.training.pretrain import record
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(4, opponent="simple", mode="series", seed=4)
+    demos = record(env, load_policy("pimc:worlds=2,top=2", seed=1), 80, gamma=0.99)
+    env.close()
+    assert demos.actions.size == 80
+    assert demos.masks[np.arange(80), demos.actions].all()
+
+
+def test_the_search_plays_each_games_rules_from_its_observation():
+    """Games under undercut bonus 10 and 25 in one call are searched under their own rules."""
+    from agents.search.pimc import rule_groups
+    from hgin_env.engine.config import RulesConfig
+
+    obs = []
+    for bonus in (10, 25, 10):
+        eng = GinEngine(1, RulesConfig(undercut_bonus=bonus), seed=bonus)
+        eng.reset()
+        obs.append(encode_observations(eng, eng.current_player))
+    groups = rule_groups(np.concatenate(obs), np.arange(3), RulesConfig(undercut_bonus=40))
+    found = {rules.undercut_bonus: rows.tolist() for rows, rules in groups}
+    assert found == {10: [0, 2], 25: [1]}
