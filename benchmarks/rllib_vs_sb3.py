@@ -7,7 +7,7 @@ Usage::
     nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --parity 400000 --seeds 0 1 2 3 4
     nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --selfplay 300000
 
-``--train``: the same config (``configs/default.yaml``: 256 games, 16 steps a rollout)
+``--train``: the same config (``configs/mlp_hand.yaml``: 256 games, 16 steps a rollout)
 trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
 steps per CPU-second counts the CPU time of every process involved (the driver and, for
 RLlib, the Ray processes under it: env runners, raylet, GCS), read from ``/proc``.
@@ -115,7 +115,7 @@ def train_table(iterations: int, repeats: int) -> None:
     """
     from agents.training.config import load_config
 
-    config = load_config(ROOT / "configs" / "default.yaml", ["progress_bar=false"])
+    config = load_config(ROOT / "configs" / "mlp_hand.yaml", ["progress_bar=false"])
     rows = []
     runs = [("MaskablePPO (SB3)", lambda: bench_sb3(config, iterations))]
     runs += [
@@ -138,7 +138,7 @@ def train_table(iterations: int, repeats: int) -> None:
                      per_cpu.spread(), f"{per_cpu.median / base:.2f}x",
                      " ".join(avg for *_, avg in got)])  # fmt: skip
     print_table(
-        "Training throughput, configs/default.yaml (256 games x 16 steps a rollout; "
+        "Training throughput, configs/mlp_hand.yaml (256 games x 16 steps a rollout; "
         f"median of {repeats}, {load_text()})",
         ["backend", "steps", "steps/s", "steps per CPU-s", "min-max", "vs SB3", "load avg"],
         rows,
@@ -210,7 +210,7 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     for seed in seeds:
         overrides = [f"total_timesteps={steps}", f"runs_dir={runs}", "progress_bar=false",
                      f"seed={seed}", "eval.every_steps=0", "checkpoint.every_steps=0"]  # fmt: skip
-        config = load_config(ROOT / "configs" / "default.yaml", overrides)
+        config = load_config(ROOT / "configs" / "mlp_hand.yaml", overrides)
         stamp = time.strftime("%H%M%S")
         start = time.perf_counter()
         sb3 = train_sb3(config, run_name=f"sb3-{seed}-{stamp}")

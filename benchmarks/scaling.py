@@ -8,7 +8,7 @@ Prints markdown tables (the machine's load, from ``os.getloadavg``, is in each t
 2. ``core``: one core stepping m games in this process (no workers): milliseconds per
    step and per game-step, the cost model ``t(m) = a + b m`` behind the on-paper
    projections of docs/workers.md;
-3. ``train``: MaskablePPO on a config (default ``configs/default.yaml``): a no-work env
+3. ``train``: MaskablePPO on a config (default ``configs/mlp_hand.yaml``): a no-work env
    (the learner alone), the env in this process, in 1 worker process, in 2, and in 2
    with the games split in halves (``--halves``: the policy decides one half while the
    other half steps); steps/s, the env's share of wall time
@@ -266,7 +266,7 @@ def main() -> None:
     parser.add_argument("--env-opponent", default="simple", help="env table opponent")
     parser.add_argument("--core-games", type=int, nargs="+", default=[128, 256, 512, 1024, 2048])
     parser.add_argument("--core-opponents", nargs="+", default=["simple"], help="core table")
-    parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "configs" / "mlp_hand.yaml"))
     parser.add_argument(
         "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
         help="override a field of --config (repeatable)",

@@ -155,7 +155,10 @@ def env_fps(config: TrainConfig, seconds: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default=None, help="config file (default: default.yaml)")
+    parser.add_argument(
+        "--config", default=str(Path(__file__).resolve().parents[1] / "configs" / "mlp_hand.yaml"),
+        help="config file (default: configs/mlp_hand.yaml, the earlier MLP default)",
+    )  # fmt: skip
     parser.add_argument(
         "--set", dest="overrides", action="append", default=[], help="override a field"
     )

@@ -52,6 +52,8 @@ class TrainState:
         last_eval_steps: the step of the latest evaluation.
         last_snapshot_steps: the step of the latest self-play snapshot.
         last_checkpoint_steps: the step of this checkpoint.
+        league: the league's records and exploiter files (``League.state``; empty
+            without ``opponents.league``).
     """
 
     steps: int = 0
@@ -61,6 +63,7 @@ class TrainState:
     last_eval_steps: int = 0
     last_snapshot_steps: int = 0
     last_checkpoint_steps: int = 0
+    league: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainState:

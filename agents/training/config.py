@@ -78,6 +78,85 @@ class SelfPlayConfig:
 
 
 @dataclass(frozen=True)
+class LeagueConfig:
+    """League training: prioritized fictitious self-play over a population of opponents.
+
+    The population is the reference players of ``bots``, frozen snapshots of the learner
+    and exploiters trained against it; each game draws its opponent with a probability
+    that grows with how often that opponent beats the learner (``agents.training.league``).
+    With the league enabled, ``opponents.mix`` and ``opponents.selfplay`` must stay off.
+
+    Attributes:
+        enabled: train against the league instead of ``opponents.mix``.
+        bots: reference player -> prior weight (>= 0): bot names, shipped model names or
+            model paths, as in ``mix``; the weight multiplies the player's priority.
+        snapshot_every: environment steps between two snapshots of the learner added to
+            the league (0: no snapshots).
+        snapshots: snapshots kept; the oldest is dropped when a new one arrives.
+        snapshot_weight: prior weight of each snapshot.
+        exploiter_every: environment steps between two exploiters (0: none). An exploiter
+            is a MaskablePPO agent trained for ``exploiter_steps`` against a frozen copy of
+            the learner (in the run's ``exploiters/`` folder), then added to the league.
+        exploiter_steps: training steps of each exploiter.
+        exploiter_init: ``learner`` (an exploiter starts from the learner's weights) or
+            ``fresh`` (a new network).
+        exploiters: exploiters kept; the oldest is dropped when a new one arrives.
+        exploiter_weight: prior weight of each exploiter.
+        weighting: the priority of an opponent whom the learner scores ``x`` against
+            (hands won plus half the drawn ones, over its last ``window`` hands):
+            ``hard`` ``(1 - x) ** exponent``, ``variance`` ``4 x (1 - x)``, ``uniform`` 1.
+        exponent: the ``hard`` weighting's exponent (> 0).
+        window: hands per opponent that its win rate is measured over.
+        prior_hands: pseudo-hands at ``x = 0.5`` added to each opponent's record, so a new
+            opponent starts at an even score.
+        floor: the smallest priority an opponent gets (in 0..1), so none is dropped.
+        deterministic: snapshots and exploiters play their most likely action.
+    """
+
+    enabled: bool = False
+    bots: dict[str, float] = field(default_factory=dict)
+    snapshot_every: int = 200_000
+    snapshots: int = 5
+    snapshot_weight: float = 1.0
+    exploiter_every: int = 0
+    exploiter_steps: int = 200_000
+    exploiter_init: Literal["learner", "fresh"] = "learner"
+    exploiters: int = 2
+    exploiter_weight: float = 1.0
+    weighting: Literal["hard", "variance", "uniform"] = "hard"
+    exponent: float = 2.0
+    window: int = 1000
+    prior_hands: int = 20
+    floor: float = 0.05
+    deterministic: bool = False
+
+    def __post_init__(self) -> None:
+        where = "opponents.league."
+        for name, weight in self.bots.items():
+            if weight < 0:
+                raise ConfigError(f"{where}bots.{name} must be >= 0, got {weight}")
+        for name in ("snapshot_weight", "exploiter_weight"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{where}{name} must be >= 0, got {getattr(self, name)}")
+        for name in ("snapshot_every", "exploiter_every", "prior_hands"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{where}{name} must be >= 0, got {getattr(self, name)}")
+        _positive(self, "snapshots", "exploiter_steps", "exploiters", "exponent", "window")
+        if not 0.0 <= self.floor <= 1.0:
+            raise ConfigError(f"{where}floor must be in [0, 1], got {self.floor}")
+        if not self.enabled:
+            return
+        members = sum(self.bots.values()) > 0 or (
+            self.snapshot_every > 0 and self.snapshot_weight > 0
+        )
+        if not members:
+            raise ConfigError(
+                f"{where}bots needs a positive weight (or snapshots: snapshot_every > 0 "
+                "and snapshot_weight > 0)"
+            )
+
+
+@dataclass(frozen=True)
 class OpponentConfig:
     """Who the agent plays during training.
 
@@ -87,15 +166,26 @@ class OpponentConfig:
             MaskablePPO ``.zip``. Each game slot draws its opponent from these weights,
             again at every episode end.
         selfplay: the self-play pool (see ``SelfPlayConfig``).
+        league: league training (see ``LeagueConfig``); it replaces ``mix`` and
+            ``selfplay``.
     """
 
     mix: dict[str, float] = field(default_factory=lambda: {"simple": 1.0})
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
 
     def __post_init__(self) -> None:
         for name, weight in self.mix.items():
             if weight < 0:
                 raise ConfigError(f"opponents.mix.{name} must be >= 0, got {weight}")
+        if self.league.enabled:
+            if self.mix or self.selfplay.enabled:
+                raise ConfigError(
+                    "opponents.league replaces opponents.mix and opponents.selfplay: set "
+                    "opponents.mix: {} and leave opponents.selfplay.enabled false (the "
+                    "league's reference players are opponents.league.bots)"
+                )
+            return
         if sum(self.mix.values()) <= 0 and not self.selfplay.enabled:
             raise ConfigError(
                 "opponents.mix needs a positive weight (or enable opponents.selfplay)"
@@ -367,6 +457,7 @@ def _check_policies(config: TrainConfig) -> None:
     shipped model names, and model files that exist, pass.
     """
     named = [(f"opponents.mix.{name}", name) for name in config.opponents.mix]
+    named += [(f"opponents.league.bots.{name}", name) for name in config.opponents.league.bots]
     named += [(f"eval.opponents[{i}]", name) for i, name in enumerate(config.eval.opponents)]
     if config.pretrain.teacher is not None:
         named.append(("pretrain.teacher", config.pretrain.teacher))
@@ -394,6 +485,7 @@ def _positive(obj: Any, *names: str) -> None:
 
 _SECTIONS = {
     "SelfPlayConfig": "opponents.selfplay.",
+    "LeagueConfig": "opponents.league.",
     "OpponentConfig": "opponents.",
     "PPOConfig": "ppo.",
     "EvalConfig": "eval.",

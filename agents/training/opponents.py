@@ -23,14 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from agents.policies.mixture import MixturePolicy
 from agents.policies.model import load_policy
+from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import OpponentConfig
-from agents.training.selfplay import SnapshotPool
+from agents.training.league import League, snapshot_config
+from agents.training.selfplay import SnapshotPool, load_snapshot
 
 
 class TrainingOpponents:
@@ -51,18 +53,33 @@ class TrainingOpponents:
 
     def __init__(self, config: OpponentConfig, n_games: int, pool_dir: Path, seed: int) -> None:
         self.config = config
-        self.bot_names = [name for name, w in config.mix.items() if w > 0]
-        self.bot_weights = np.array([config.mix[name] for name in self.bot_names], dtype=float)
+        league = config.league if config.league.enabled else None
+        mix = league.bots if league is not None else config.mix
+        self.bot_names = [name for name, w in mix.items() if w > 0]
+        self.bot_weights = np.array([mix[name] for name in self.bot_names], dtype=float)
         bots = [load_policy(name, seed + i) for i, name in enumerate(self.bot_names)]
-        selfplay = config.selfplay
+        selfplay = snapshot_config(league) if league is not None else config.selfplay
+        self.snapshot_every = selfplay.snapshot_every
         self.pool = SnapshotPool(selfplay, pool_dir, seed) if selfplay.enabled else None
+        self.league = (
+            League(league, dict(zip(self.bot_names, self.bot_weights, strict=True)))
+            if league
+            else None
+        )
         n_pool = selfplay.pool_size if self.pool is not None else 0
+        n_exploiters = league.exploiters if league is not None and league.exploiter_every else 0
+        #: the league's exploiters in their slots (after the pool's):
+        #: ``(steps, name, policy, file relative to the run folder)``
+        self.exploiters: list[tuple[int, str, Any, str] | None] = [None] * n_exploiters
+        self.run_dir = pool_dir.parent
         names = self.bot_names + [f"pool{k}" for k in range(n_pool)]
+        names += [f"exploiter{k}" for k in range(n_exploiters)]
         weights = self._weights()
         if weights.sum() == 0:  # pure self-play: the pool is empty until the first snapshot
             weights = np.ones_like(weights)
-        self.mixture = MixturePolicy(bots + [None] * n_pool, names, weights, n_games, seed=seed)
-        self.single = self.pool is None and self.n_bots == 1
+        policies = bots + [None] * (n_pool + n_exploiters)
+        self.mixture = MixturePolicy(policies, names, weights, n_games, seed=seed)
+        self.single = self.pool is None and self.n_bots == 1 and self.league is None
         self.policy = bots[0] if self.single else self.mixture
         #: ``apply(fn, *args)`` runs ``fn(mixture, *args)`` on the mixture(s) that play
         self.apply: Callable[..., Any] = lambda fn, *args: [fn(self.mixture, *args)]
@@ -72,8 +89,31 @@ class TrainingOpponents:
         """Number of mix slots (they come first in the mixture)."""
         return len(self.bot_names)
 
+    @property
+    def n_pool(self) -> int:
+        """Number of pool slots (after the mix slots)."""
+        return len(self.pool.slots) if self.pool is not None else 0
+
+    def members(self) -> list[tuple[str, str] | None]:
+        """Per mixture slot: ``(name, kind)`` of the opponent in it, or None while empty.
+
+        ``kind`` is ``bot`` (a mix or league reference player), ``snapshot`` or
+        ``exploiter``.
+        """
+        out: list[tuple[str, str] | None] = [(name, "bot") for name in self.bot_names]
+        if self.pool is not None:
+            out += [None if s is None else (s.name, "snapshot") for s in self.pool.slots]
+        out += [None if e is None else (e[1], "exploiter") for e in self.exploiters]
+        return out
+
+    def member(self, slot: int) -> tuple[str, str] | None:
+        """``members()[slot]``, None for slot -1 (no opponent move in the episode)."""
+        return None if slot < 0 else self.members()[slot]
+
     def _weights(self) -> np.ndarray:
         """Sampling weight of every mixture slot (see the module docstring)."""
+        if self.league is not None:
+            return self.league.weights(self.members())
         bots = self.bot_weights / self.bot_weights.sum() if self.n_bots else self.bot_weights
         if self.pool is None:
             return bots
@@ -82,6 +122,40 @@ class TrainingOpponents:
             return np.concatenate([bots, pool])
         share = self.config.selfplay.weight if self.n_bots else 1.0
         return np.concatenate([bots * (1.0 - share), pool * share])
+
+    def update_weights(self) -> None:
+        """Recompute the sampling weights (the league's records change them) and apply them."""
+        weights = self._weights()
+        if weights.sum() > 0:
+            self.apply(_set_weights, weights)
+
+    def add_exploiter(self, path: Path, steps: int) -> str:
+        """Put the exploiter model ``path`` into the league (replacing the oldest); its name."""
+        assert self.league is not None and self.exploiters
+        if None in self.exploiters:
+            slot = self.exploiters.index(None)
+        else:
+            full = cast(list[tuple[int, str, Any, str]], self.exploiters)
+            slot = min(range(len(full)), key=lambda i: full[i][0])
+            self.league.forget(full[slot][1])
+        name = f"exploiter@{steps}"
+        rel = str(path.relative_to(self.run_dir))
+        policy = self._exploiter_policy(path, steps, name)
+        self.exploiters[slot] = (steps, name, policy, rel)
+        current = sorted(e for e in self.exploiters if e is not None)
+        self.league.exploiter_files = [e[3] for e in current]
+        index = self.n_bots + self.n_pool + slot
+        self.apply(install_policy, index, policy, name, self._weights(), False)
+        return name
+
+    def _exploiter_policy(self, path: Path, steps: int, name: str) -> TorchPolicy:
+        assert self.league is not None
+        return TorchPolicy(
+            load_snapshot(path),
+            deterministic=self.league.config.deterministic,
+            seed=self.mixture.seed + steps,
+            name=name,
+        )
 
     def needs_initial_snapshot(self) -> bool:
         """True when only the pool can supply opponents and it is still empty."""
@@ -97,15 +171,34 @@ class TrainingOpponents:
         self.apply(install_policy, self.n_bots + slot, snap.policy, snap.name, weights, first)
         return snap.name
 
-    def restore_pool(self, run_dir: Path, files: list[str]) -> None:
-        """Rebuild the pool from a checkpoint's file list (``--resume``)."""
-        if self.pool is None:
-            return
-        self.pool.restore(run_dir, files)
-        for slot, snap in enumerate(self.pool.slots):
-            if snap is not None:
-                self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
-        if len(self.pool) or self.n_bots:
+    def restore_pool(self, run_dir: Path, files: list[str], league: dict | None = None) -> None:
+        """Rebuild the pool (and the league) from a checkpoint's state (``--resume``).
+
+        Args:
+            run_dir: the run folder.
+            files: the pool's snapshot files (``TrainState.pool``).
+            league: the league's state (``TrainState.league``).
+        """
+        if self.league is not None:
+            self.league.restore(league or {})
+            for rel in (
+                self.league.exploiter_files[-len(self.exploiters) :] if self.exploiters else []
+            ):
+                path, steps = run_dir / rel, _file_steps(rel)
+                if not path.exists():
+                    print(f"warning: league exploiter {path} is missing; continuing without it")
+                    continue
+                slot = self.exploiters.index(None)
+                name = f"exploiter@{steps}"
+                policy = self._exploiter_policy(path, steps, name)
+                self.exploiters[slot] = (steps, name, policy, rel)
+                self.mixture.set_policy(self.n_bots + self.n_pool + slot, policy, name)
+        if self.pool is not None:
+            self.pool.restore(run_dir, files)
+            for slot, snap in enumerate(self.pool.slots):
+                if snap is not None:
+                    self.mixture.set_policy(self.n_bots + slot, snap.policy, snap.name)
+        if (self.pool is not None or self.league is not None) and self._weights().sum() > 0:
             self.mixture.set_weights(self._weights())
             self.mixture.resample()
 
@@ -115,29 +208,36 @@ class TrainingOpponents:
         total = max(counts.sum(), 1.0)
         out = {name: counts[i] / total for i, name in enumerate(self.bot_names)}
         if self.pool is not None:
-            out["selfplay"] = counts[self.n_bots :].sum() / total
+            out["selfplay"] = counts[self.n_bots : self.n_bots + self.n_pool].sum() / total
+        if self.exploiters:
+            out["exploiter"] = counts[self.n_bots + self.n_pool :].sum() / total
         return out
 
     def group(self, slot: int) -> str:
-        """The logging group of a mixture slot: its mix name, ``selfplay``, or ``-`` (-1)."""
-        if slot < 0:
+        """A mixture slot's logging group: mix name, ``selfplay``, ``exploiter``, ``-`` (-1)."""
+        member = self.member(slot)
+        if member is None:
             return "-"
-        return self.bot_names[slot] if slot < self.n_bots else "selfplay"
+        return {"bot": member[0], "snapshot": "selfplay", "exploiter": "exploiter"}[member[1]]
 
-    def opponent_group(self, game: int, ended: bool) -> str:
-        """The logging group of the opponent in ``game``'s current episode.
+    def opponent_slot(self, game: int, ended: bool) -> int:
+        """The mixture slot of the opponent in ``game``'s current episode (-1: none).
 
         Args:
             game: the game index.
             ended: the episode just ended (the env has already begun the next one).
         """
         if self.single:
-            return self.bot_names[0]
+            return 0
         counter = self.mixture.episodes
         if counter is None:  # not following an env's episodes: the first draw holds
-            return self.group(int(self.mixture.assignment[game]))
+            return int(self.mixture.assignment[game])
         episode = int(counter()[game]) - int(ended)
-        return self.group(int(self.mixture.opponent_of([game], [episode])[0]))
+        return int(self.mixture.opponent_of([game], [episode])[0])
+
+    def opponent_group(self, game: int, ended: bool) -> str:
+        """The logging group of the opponent in ``game``'s current episode."""
+        return self.group(self.opponent_slot(game, ended))
 
 
 def install_policy(
@@ -153,6 +253,16 @@ def install_policy(
     mixture.set_weights(weights)
     if resample:
         mixture.resample()
+
+
+def _set_weights(mixture: MixturePolicy, weights: np.ndarray) -> None:
+    """Set a mixture's sampling weights (from its next draw on)."""
+    mixture.set_weights(weights)
+
+
+def _file_steps(rel: str) -> int:
+    """The step count in a league file name (``exploiters/exploiter_<steps>/...``)."""
+    return int(Path(rel).parent.name.split("_")[-1])
 
 
 def attach(vec_env: Any, mixture: MixturePolicy) -> Callable[..., Any]:

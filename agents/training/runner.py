@@ -70,6 +70,7 @@ from agents.training.checkpoint import (
     save_model,
 )
 from agents.training.config import ConfigError, TrainConfig, load_config, save_config
+from agents.training.league import LeagueCallback
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
@@ -397,7 +398,7 @@ def _session(
     opponents = TrainingOpponents(
         config.opponents, config.ppo.n_envs, run_dir / "pool", config.seed
     )
-    opponents.restore_pool(run_dir, state.pool)
+    opponents.restore_pool(run_dir, state.pool, state.league)
     env = make_env(config, opponents)
 
     # 3. the model: new, or the checkpoint (optimizer and step counter included)
@@ -432,6 +433,7 @@ def _session(
 
     def refresh_state() -> None:
         state.pool = opponents.pool.files(run_dir) if opponents.pool is not None else []
+        state.league = opponents.league.state() if opponents.league is not None else {}
 
     checkpoints = CheckpointCallback(
         run_dir / "checkpoints",
@@ -445,9 +447,9 @@ def _session(
         checkpoints.save()
     callbacks = [TrainLogFlushCallback(), HandStatsCallback(opponents, config.stats_window)]
     if opponents.pool is not None:
-        callbacks.append(
-            SelfPlayCallback(opponents, config.opponents.selfplay.snapshot_every, state)
-        )
+        callbacks.append(SelfPlayCallback(opponents, opponents.snapshot_every, state))
+    if opponents.league is not None:
+        callbacks.append(LeagueCallback(opponents, config, run_dir, state))
     callbacks += [evaluation, checkpoints, progress]
     model.logger.record("hparams", hparams(config))
     model.logger.record("config", f"```yaml\n{config.to_yaml()}```")

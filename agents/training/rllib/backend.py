@@ -143,6 +143,11 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
             "it sizes the SB3 path's charts/ curves, which this backend does not write",
         ),
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
+        (
+            config.opponents.league.enabled,
+            "opponents.league",
+            "league training (snapshots, exploiters, PFSP) is the SB3 path's",
+        ),
     ]
     if config.opponents.selfplay.enabled:
         found += selfplay_refusals(config)

@@ -120,7 +120,8 @@ def test_fields_without_an_rllib_meaning_are_refused_by_name(override, field):
 def test_the_cli_refuses_a_field_in_one_line_with_code_2(tmp_path):
     """``train.py --backend rllib --set ppo.target_kl=0.02``: exit 2, one line, no run folder."""
     proc = subprocess.run(
-        [sys.executable, "train.py", "--backend", "rllib", "--set", "ppo.target_kl=0.02",
+        [sys.executable, "train.py", "--backend", "rllib", "--config", "configs/mlp_hand.yaml",
+         "--set", "ppo.target_kl=0.02",
          "--set", f"runs_dir={tmp_path}"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -140,7 +141,8 @@ def test_a_failed_join_is_one_line_and_leaves_no_run_folder(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.run(
-        [sys.executable, "train.py", "--backend", "rllib", "--address", f"127.0.0.1:{port}",
+        [sys.executable, "train.py", "--backend", "rllib", "--config", "configs/mlp_hand.yaml",
+         "--address", f"127.0.0.1:{port}",
          "--set", f"runs_dir={tmp_path}"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -281,6 +283,7 @@ def test_ctrl_c_writes_a_checkpoint_to_resume_from(ray_local, tmp_path):
     """SIGINT in a running ``train.py --backend rllib``: a checkpoint at that step, exit 130."""
     cmd = [
         sys.executable, "train.py", "--backend", "rllib", "--address", ray_local.address,
+        "--config", "configs/mlp_hand.yaml",
         "--set", "total_timesteps=10000000", "--set", "progress_bar=true",
         "--set", "ppo.n_envs=8", "--set", "ppo.n_steps=16", "--set", "ppo.batch_size=64",
         "--set", "eval.every_steps=0", "--set", "checkpoint.every_steps=0",

@@ -1,0 +1,46 @@
+"""The league-trained agent (``models/ppo-league``): loads, reads the rules, plays legally."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import assert_plays_legally
+
+from agents.policies.model import MODELS_DIR, load_model, load_policy, shipped_models
+from agents.training.config import load_config
+from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+NAME = "ppo-league"
+FOLDER = MODELS_DIR / NAME
+
+
+def test_the_folder_holds_model_config_and_both_evaluations() -> None:
+    """The model, the league config that trained it, and its results under both rule sets."""
+    assert shipped_models()[NAME] == FOLDER / "model.zip"
+    config = load_config(NAME)
+    assert config.opponents.league.enabled and config.pretrain.init_from == "ppo-cards"
+    assert [dict(r) for r in config.env.rules_mix or ()] == [
+        {"undercut_bonus": 10}, {"undercut_bonus": 25},
+    ]  # fmt: skip
+    for name, undercut in (("eval.json", 10), ("eval_undercut25.json", 25)):
+        data = json.loads((FOLDER / name).read_text())
+        assert {"patient", "expert", "simple", "ppo-cards"} <= set(data["results"])
+        assert all(r["rules"]["undercut_bonus"] == undercut for r in data["results"].values())
+
+
+def test_it_reads_the_rules_observation_layout() -> None:
+    """Trained after the rules joined the observation, it reads all of it."""
+    assert load_model(FOLDER / "model.zip").observation_space.shape == (OBS_DIM,)
+
+
+@pytest.mark.parametrize("undercut", [10, 25])
+def test_it_plays_only_legal_actions_under_both_rule_sets(undercut: int) -> None:
+    """A few hundred batched decisions in series mode against patient are all legal."""
+    from hgin_env.engine.config import RulesConfig
+
+    env = HollywoodGinVecEnv(
+        16, opponent="patient", mode="series", seed=31, rules=RulesConfig(undercut_bonus=undercut)
+    )
+    assert_plays_legally(load_policy(NAME), env, 150)
