@@ -70,7 +70,7 @@ from agents.training.checkpoint import (
     save_model,
 )
 from agents.training.config import ConfigError, TrainConfig, load_config, save_config
-from agents.training.league import LeagueCallback
+from agents.training.league_callback import LeagueCallback
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
@@ -449,7 +449,7 @@ def _session(
     if opponents.pool is not None:
         callbacks.append(SelfPlayCallback(opponents, opponents.snapshot_every, state))
     if opponents.league is not None:
-        callbacks.append(LeagueCallback(opponents, config, run_dir, state))
+        callbacks.append(LeagueCallback(opponents, config, run_dir, state, train))
     callbacks += [evaluation, checkpoints, progress]
     model.logger.record("hparams", hparams(config))
     model.logger.record("config", f"```yaml\n{config.to_yaml()}```")

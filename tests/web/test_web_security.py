@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from agents.policies.model import shipped_models
 from hgin_cli.play import parse_args
 from hgin_ui.web.catalog import PolicyCatalog
 from hgin_ui.web.games import GameStore
@@ -78,7 +79,7 @@ def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path) -> 
     app = create_app(Defaults(opponent="simple"), catalog=PolicyCatalog([runs]))
     with table_client(app) as c:
         models = c.get("/api/options").json()["models"]
-        assert models == ["ppo-cards", "runs/a/final_model", "runs/b"]
+        assert models == [*shipped_models(), "runs/a/final_model", "runs/b"]
         for name in ("runs/a/final_model", "runs/b"):
             view = c.post("/api/play", json={"opponent": name, "seed": 2}).json()
             assert view["names"][1] == name
