@@ -22,7 +22,6 @@ from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
     deadwood_after_discard,
-    knock_discards,
     min_deadwood,
     set_scenarios,
 )
@@ -32,21 +31,6 @@ from hgin_env.envs.observation import DecodedObservation
 NO_CHOICE = 1e9
 #: small batches enumerate their set scenarios in one pass (see ``set_scenarios``)
 _ONE_GROUP_BELOW = 512
-
-
-def knock_discards_by_row(hands11: np.ndarray, limits: np.ndarray) -> np.ndarray:
-    """``bool[P, 52]``: the discards of each 11-card hand that leave at most its row's limit.
-
-    The knock limit comes per row from the observation (``DecodedObservation.knock_limit``):
-    in a mix of rule sets each game has its own. One engine call per distinct limit.
-    """
-    hands11 = np.asarray(hands11, dtype=bool)
-    limits = np.asarray(limits, dtype=np.int64)
-    out = np.zeros(hands11.shape, dtype=bool)
-    for value in np.unique(limits):
-        some = limits == value
-        out[some] = knock_discards(hands11[some], int(value))
-    return out
 
 
 def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> np.ndarray:

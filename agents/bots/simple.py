@@ -48,13 +48,13 @@ from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
     jittered_argmin,
-    knock_discards_by_row,
     meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS, N_RANKS
 from hgin_env.engine.keys import key_uniforms
+from hgin_env.engine.melds import knock_discards
 from hgin_env.envs.observation import DecodedObservation
 
 #: the rank of each card id (0 = ace ... 12 = king)
@@ -97,7 +97,7 @@ class SimpleBot(Bot):
         self, obs: DecodedObservation, rows: np.ndarray, hands11: np.ndarray
     ) -> np.ndarray:
         """``bool[P, 52]``: the discards of an 11-card hand after which it would knock."""
-        return knock_discards_by_row(hands11, obs.knock_limit[rows])
+        return knock_discards(hands11, obs.knock_limit[rows])
 
     def _knock_with(
         self, obs: DecodedObservation, rows: np.ndarray, may_knock: np.ndarray

@@ -400,9 +400,7 @@ class GinEngine:
             limit = self.hand_rules.knock_limit[g]
             knockable = np.empty_like(hand)
             knockable[known] = self._deadwood[g[known]] <= limit[known, None]
-            for value in np.unique(limit[~known]):  # one call per knock limit in the batch
-                some = ~known & (limit == value)
-                knockable[some] = knock_discards(hand[some], int(value))
+            knockable[~known] = knock_discards(hand[~known], limit[~known])
             may_knock = may_discard & knockable
             on = self.hand_rules.big_gin[g].nonzero()[0]
             if on.size:

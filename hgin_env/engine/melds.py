@@ -334,16 +334,25 @@ def may_knock(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
     return MASK_VALUE[loose].sum(axis=1) - MAX_CARD_VALUE[loose].max(axis=1) <= knock_limit
 
 
-def knock_discards(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
+def knock_discards(hands11: np.ndarray, knock_limit: int | np.ndarray = 10) -> np.ndarray:
     """Which discards leave deadwood <= ``knock_limit``.
 
     Args:
         hands11: bool[..., 52] hands of 11 cards (after taking a card).
-        knock_limit: the knock limit.
+        knock_limit: the knock limit, or int[N] one per hand of a batch ``[N, 52]`` (a mix
+            of rule sets; one pass per distinct limit).
 
     Returns:
         bool[..., 52], true for a held card whose discard allows a knock.
     """
+    if np.ndim(knock_limit) > 0:
+        limits = np.asarray(knock_limit, dtype=np.int64)
+        out = np.zeros(np.shape(hands11), dtype=bool)
+        for value in np.unique(limits):
+            some = limits == value
+            out[some] = knock_discards(np.asarray(hands11)[some], int(value))
+        return out
+    knock_limit = int(knock_limit)
     flat, shape = _as_batch(hands11)
     out = np.zeros(flat.shape, dtype=bool)
     rows = np.flatnonzero(may_knock(flat, knock_limit))
