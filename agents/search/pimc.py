@@ -37,6 +37,7 @@ from agents.bots.features import decision_keys
 from agents.search.series_value import series_values
 from agents.search.worlds import (
     SeenPosition,
+    believed_worlds,
     sample_worlds,
     seen_position,
     world_keys,
@@ -54,6 +55,7 @@ from hgin_env.envs.policy import Policy, PolicyLoadError, accepts_keys
 #: the family name the registry knows
 NAME = "pimc"
 OBJECTIVES = ("series", "points")
+BELIEFS = ("uniform", "deadwood")
 #: most worlds per decision
 MAX_WORLDS = 4096
 #: the rollout engine drops its finished rows when fewer than this share is live
@@ -88,6 +90,13 @@ class PimcParams:
         top: discards searched: the ``top`` that leave the least deadwood, plus the
             rollout policy's choice (0: every legal discard). Of the knocks, only the one
             leaving the least deadwood is searched (the others leave more deadwood).
+        belief: how the opponent's hidden cards are dealt: ``uniform`` (any unseen
+            cards) or ``deadwood`` (worlds resampled so the opponent's deadwood follows
+            real players' at this turn, ``worlds.believed_worlds``).
+        prior: the policy whose choice the search keeps unless a candidate beats it
+            clearly (a registered name or a model path, not a ``pimc`` spec; empty: the
+            rollout policy). A network as the prior with a fast bot in the rollouts: the
+            network plays, the search overrules it where the rollouts are sure.
         rollout: the policy playing both seats in the rollouts (a registered name or a
             model path; not a ``pimc`` spec).
         objective: ``series`` (chance of winning the series) or ``points``.
@@ -99,6 +108,8 @@ class PimcParams:
     z: float = 1.0
     split: bool = False
     evidence: float = 1.0
+    belief: str = "uniform"
+    prior: str = ""
     rollout: str = "simple"
     objective: str = "series"
     rules: RulesConfig = field(default_factory=RulesConfig)
@@ -110,6 +121,10 @@ class PimcParams:
             parts.append("split=true")
         if self.evidence != 1.0:
             parts.append(f"evidence={self.evidence:g}")
+        if self.belief != "uniform":
+            parts.append(f"belief={self.belief}")
+        if self.prior:
+            parts.append(f"prior={self.prior}")
         parts.append(f"rollout={self.rollout}")
         parts.append(f"objective={self.objective}")
         default = RulesConfig()
@@ -133,7 +148,11 @@ def parse_params(text: str) -> PimcParams:
         key = key.strip()
         if not sep or not value.strip():
             raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = ("worlds", "top", "z", "split", "evidence", "rollout", "objective", *RULES_PARAMS)
+        known = (
+            "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout",
+            "objective",
+            *RULES_PARAMS,
+        )  # fmt: skip
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
         if key in values:
@@ -169,8 +188,16 @@ def parse_params(text: str) -> PimcParams:
                 f"got {values['objective']!r}"
             )
         kwargs["objective"] = values["objective"]
+    if "belief" in values:
+        if values["belief"] not in BELIEFS:
+            raise ValueError(
+                f"pimc parameter belief must be one of {list(BELIEFS)}, got {values['belief']!r}"
+            )
+        kwargs["belief"] = values["belief"]
     if "rollout" in values:
         kwargs["rollout"] = values["rollout"]
+    if "prior" in values:
+        kwargs["prior"] = values["prior"]
     rules: dict[str, Any] = {}
     for name in RULES_PARAMS:
         if name in values:
@@ -181,6 +208,8 @@ def parse_params(text: str) -> PimcParams:
         raise ValueError(f"pimc parameter: {exc}") from exc
     params = PimcParams(**kwargs)
     check_rollout(params.rollout)
+    if params.prior:
+        check_rollout(params.prior, "prior")
     return params
 
 
@@ -204,18 +233,18 @@ def _rules_value(name: str, text: str) -> Any:
     return _integer(name, text, -(2**31), 2**31)
 
 
-def check_rollout(name: str) -> None:
-    """Raise ``ValueError`` naming ``rollout`` unless ``name`` names a policy (nothing loads).
+def check_rollout(name: str, parameter: str = "rollout") -> None:
+    """Raise ``ValueError`` naming ``parameter`` unless ``name`` names a policy (nothing loads).
 
     A model file that exists but cannot be loaded is refused when the search is built.
     """
     from agents.policies.model import policy_problem
 
     if name.split(":")[0] == NAME:
-        raise ValueError("pimc parameter rollout cannot be a pimc search")
+        raise ValueError(f"pimc parameter {parameter} cannot be a pimc search")
     problem = policy_problem(name)
     if problem is not None:
-        raise ValueError(f"pimc parameter rollout: {problem}")
+        raise ValueError(f"pimc parameter {parameter}: {problem}")
 
 
 def make_rollout(params: PimcParams, seed: int | None) -> Policy:
@@ -242,6 +271,12 @@ class PimcPolicy:
         self.rng = np.random.default_rng(seed)
         self.rollout = make_rollout(self.params, seed)
         self._rollout_keys = accepts_keys(self.rollout)
+        if self.params.prior:
+            from agents.policies.model import load_policy
+
+            self.prior: Policy | None = load_policy(self.params.prior, seed)
+        else:
+            self.prior = None
         # a network reads the score sheet; the bots do not, so they skip encoding it
         self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
         #: engine actions taken inside rollouts since construction (for the benchmarks)
@@ -267,7 +302,13 @@ class PimcPolicy:
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         n = masks.shape[0]
         keys = decision_keys(keys, self.rng, n)
-        prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
+        if self.prior is None:
+            prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
+        elif accepts_keys(self.prior):
+            act: Any = self.prior.act
+            prior = np.asarray(act(observations, masks, keys=keys), dtype=np.int64)
+        else:
+            prior = np.asarray(self.prior.act(observations, masks), dtype=np.int64)
         actions = prior.copy()
         cands = candidates(observations, masks, prior, self.params.top)
         todo = np.flatnonzero(cands.sum(axis=1) > 1)
@@ -329,8 +370,11 @@ class PimcPolicy:
         """
         w = self.params.worlds
         g = masks.shape[0]
-        wkeys = world_keys(keys, w)  # [G, W]
-        worlds = sample_worlds(seen, wkeys)  # G * W rows, world fastest
+        if self.params.belief == "deadwood":
+            worlds, wkeys = believed_worlds(seen, keys, w)  # G * W rows, world fastest
+        else:
+            wkeys = world_keys(keys, w)  # [G, W]
+            worlds = sample_worlds(seen, wkeys)
         game, cand = np.nonzero(masks)  # one entry per (game, candidate)
         # rows: (game, candidate, world); the world's row in ``worlds`` is game * W + world
         world_row = (game[:, None] * w + np.arange(w)[None, :]).reshape(-1)

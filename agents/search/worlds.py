@@ -18,7 +18,10 @@ only the card taken this turn is marked.
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +30,7 @@ from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE, HandState, Phase
 from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
-from hgin_env.engine.keys import Salt, key_uniforms, spread_keys
+from hgin_env.engine.keys import Salt, hash_stream, key_uniforms, spread_keys
 from hgin_env.engine.position import position_state
 from hgin_env.envs.observation import (
     OBS_DIM,
@@ -145,12 +148,19 @@ def world_keys(keys: np.ndarray, worlds: int) -> np.ndarray:
     return spread_keys(keys, worlds, Salt.SEARCH_WORLDS)
 
 
-def sample_worlds(seen: SeenPosition, keys: np.ndarray) -> HandState:
+def sample_worlds(
+    seen: SeenPosition, keys: np.ndarray, grow: np.ndarray | None = None
+) -> HandState:
     """One full position per (game, world): ``G * W`` rows, game-major (world fastest).
 
     Args:
         seen: the positions of G games.
         keys: uint64[G, W] world keys (``world_keys``).
+        grow: optional int[G * W]: deal world ``i``'s opponent ``grow[i]`` more unseen
+            cards than it holds, then drop that many of its loose cards, highest first
+            (``drop_loose``), as a player keeps melding cards over its turns; the stock
+            is then the other unseen cards in a fresh random order. None: a uniform
+            deal (the opponent's hidden cards are the first unseen ones of a random order).
     """
     g, w = keys.shape
     rows = np.repeat(np.arange(g), w)
@@ -161,11 +171,18 @@ def sample_worlds(seen: SeenPosition, keys: np.ndarray) -> HandState:
     hidden = HAND_SIZE - seen.opponent_known.sum(axis=1)[rows]
     rank = np.arange(N_CARDS)[None, :]
     opponent = seen.opponent_known[rows].copy()
-    dealt = rank < hidden[:, None]
+    extra = np.zeros(rows.size, np.int64) if grow is None else np.asarray(grow, np.int64)
+    extra = np.minimum(extra, unseen.sum(axis=1) - hidden)
+    dealt = rank < (hidden + extra)[:, None]
     rr, cc = np.nonzero(dealt)
     opponent[rr, order[rr, cc]] = True
-    # the stock: the unseen cards after the opponent's, top first
-    stock = np.take_along_axis(order, np.minimum(rank + hidden[:, None], N_CARDS - 1), axis=1)
+    if grow is None:
+        # the stock: the unseen cards after the opponent's, top first
+        stock = np.take_along_axis(order, np.minimum(rank + hidden[:, None], N_CARDS - 1), axis=1)
+    else:
+        opponent = drop_loose(opponent, seen.opponent_known[rows], extra)
+        u2 = key_uniforms(keys.reshape(-1), N_CARDS, offset=N_CARDS)
+        stock = np.argsort(np.where(unseen & ~opponent, u2, 2.0), axis=1, kind="stable")
     hands = np.stack([seen.hand[rows], opponent], axis=1)
     known = np.zeros((rows.size, 2, N_CARDS), dtype=bool)
     known[:, 1] = seen.opponent_known[rows]
@@ -225,3 +242,138 @@ def world_weights(seen: SeenPosition, worlds: HandState, evidence: float) -> np.
     above = (loose & (CARD_VALUE[None, :] > limit[:, None])).sum(axis=1)
     contradictions = (melds & passed).sum(axis=1) + above
     return (evidence ** contradictions.astype(np.float64)).reshape(g, w)
+
+
+#: the deadwood belief's table (``experiments/belief_table.py`` writes it)
+DEADWOOD_TABLE = Path(__file__).resolve().parent / "data" / "opponent_deadwood.json"
+#: turn buckets of the table: two turns a bucket, the last one open-ended
+TURN_BUCKETS = 16
+#: deadwood points a bucket, and buckets (the last one open-ended)
+DEADWOOD_BUCKET = 4
+DEADWOOD_BUCKETS = 26
+
+
+def deadwood_cells(turns: np.ndarray, deadwood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (turn bucket, deadwood bucket) of each (turns completed, hand deadwood)."""
+    t = np.minimum(np.asarray(turns, dtype=np.int64) // 2, TURN_BUCKETS - 1)
+    d = np.minimum(np.asarray(deadwood, dtype=np.int64) // DEADWOOD_BUCKET, DEADWOOD_BUCKETS - 1)
+    return np.maximum(t, 0), np.maximum(d, 0)
+
+
+@functools.cache
+def deadwood_ratio() -> np.ndarray:
+    """float64[TURN_BUCKETS, DEADWOOD_BUCKETS]: the measured likelihood ratio table."""
+    table = json.loads(DEADWOOD_TABLE.read_text())
+    ratio = np.asarray(table["ratio"], dtype=np.float64)
+    if ratio.shape != (TURN_BUCKETS, DEADWOOD_BUCKETS) or not (ratio > 0).all():
+        raise ValueError(
+            f"{DEADWOOD_TABLE.name}: a ratio table of shape "
+            f"{(TURN_BUCKETS, DEADWOOD_BUCKETS)} with positive entries expected"
+        )
+    return ratio
+
+
+def deadwood_weights(seen: SeenPosition, worlds: HandState) -> np.ndarray:
+    """float64[G, W]: each world's weight by how likely its opponent hand's deadwood is.
+
+    A uniform deal gives the opponent a random hand, while a real one has kept melding
+    cards for ``turns`` turns: its deadwood is lower. The weight of a world is the
+    measured ratio (``deadwood_ratio``) of how often real opponents at this turn hold that
+    deadwood to how often uniform worlds deal it, so the weighted worlds have the real
+    hands' deadwood by turn (the players of ``experiments/belief_table.py``).
+    """
+    from hgin_env.engine.melds import min_deadwood
+
+    g = seen.hand.shape[0]
+    w = worlds.hands.shape[0] // g
+    turns = np.repeat(seen.turns, w)
+    t, d = deadwood_cells(turns, min_deadwood(worlds.hands[:, 1]))
+    return deadwood_ratio()[t, d].reshape(g, w)
+
+
+def drop_loose(hands: np.ndarray, fixed: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Drop ``counts[i]`` cards of ``hands[i]``, one at a time, never one of ``fixed[i]``.
+
+    Each time the card dropped is the highest-valued loose one (no meld with two other
+    held cards), else the highest-valued card; ties go to the higher card id. The
+    simple bot's way of discarding, cheap enough for thousands of hands at once.
+    """
+    from agents.bots.features import meld_with
+    from hgin_env.engine.cards import CARD_VALUE
+
+    out = hands.copy()
+    left = np.asarray(counts, dtype=np.int64).copy()
+    tiny = np.arange(N_CARDS) * 1e-3
+    while (left > 0).any():
+        rows = np.flatnonzero(left > 0)
+        held = out[rows] & ~fixed[rows]
+        loose = held & ~meld_with(out[rows])
+        score = CARD_VALUE[None, :] + tiny + np.where(loose, 100.0, 0.0)
+        pick = np.where(held, score, -1.0).argmax(axis=1)
+        out[rows, pick] = False
+        left[rows] -= 1
+    return out
+
+
+@functools.cache
+def true_deadwood_shares() -> np.ndarray:
+    """float64[TURN_BUCKETS, DEADWOOD_BUCKETS]: real opponents' deadwood by turn (shares).
+
+    From the measured counts of ``DEADWOOD_TABLE``, smoothed by one count per cell.
+    """
+    table = json.loads(DEADWOOD_TABLE.read_text())
+    counts = np.asarray(table["true_counts"], dtype=np.float64)
+    if counts.shape != (TURN_BUCKETS, DEADWOOD_BUCKETS) or (counts < 0).any():
+        raise ValueError(
+            f"{DEADWOOD_TABLE.name}: true_counts must be a non-negative table of shape "
+            f"{(TURN_BUCKETS, DEADWOOD_BUCKETS)}"
+        )
+    counts = counts + 1.0
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def believed_worlds(
+    seen: SeenPosition, keys: np.ndarray, worlds: int, pool: int = 4
+) -> tuple[HandState, np.ndarray]:
+    """``worlds`` worlds per game whose opponent hands have real players' deadwood by turn.
+
+    A pool of ``pool * worlds`` candidate worlds per game is dealt, candidate ``j`` growing
+    the opponent's hand by ``j mod (turns + 1)`` cards (``sample_worlds``'s ``grow``: from
+    a uniform hand to one kept over every turn), so the pool spans hands from random to
+    well melded. Each candidate is weighted by the share of real opponents at this turn
+    holding its deadwood (``true_deadwood_shares``) over the share of the pool holding it,
+    and ``worlds`` of them are drawn by systematic resampling. The deadwood of the drawn
+    hands then follows the real players' at this turn, whatever the pool holds.
+
+    Args:
+        seen: the positions of G games.
+        keys: uint64[G], the games' decision keys.
+        worlds: worlds per game.
+        pool: candidates per world.
+
+    Returns:
+        ``(state, world_keys)``: the ``G * worlds`` positions (game-major) and
+        uint64[G, worlds] the key of each drawn world (for the rollouts' randomness).
+    """
+    from hgin_env.engine.melds import min_deadwood
+
+    g = keys.shape[0]
+    m = worlds * pool
+    pkeys = world_keys(keys, m)  # [G, M]
+    turns = np.repeat(seen.turns, m)
+    grow = np.tile(np.arange(m), g) % (np.maximum(turns, 0) // 2 + 1)
+    cands = sample_worlds(seen, pkeys, grow)
+    t, d = deadwood_cells(turns, min_deadwood(cands.hands[:, 1]))
+    cell = (t * DEADWOOD_BUCKETS + d).reshape(g, m)
+    # the pool's count of each candidate's cell, per game
+    counts = np.zeros((g, TURN_BUCKETS * DEADWOOD_BUCKETS))
+    np.add.at(counts, (np.repeat(np.arange(g), m), cell.reshape(-1)), 1.0)
+    share = true_deadwood_shares().reshape(-1)
+    weight = share[cell] / np.take_along_axis(counts, cell, axis=1)
+    cdf = np.cumsum(weight, axis=1)
+    cdf /= cdf[:, -1:]
+    start = key_uniforms(hash_stream(keys, np.zeros(g, np.int64), Salt.SEARCH_BELIEF), 1)
+    points = (start + np.arange(worlds)[None, :]) / worlds  # systematic resampling
+    picked = np.minimum((cdf[:, None, :] < points[:, :, None]).sum(axis=2), m - 1)  # [G, W]
+    rows = (np.arange(g)[:, None] * m + picked).reshape(-1)
+    return cands.rows(rows), np.take_along_axis(pkeys, picked, axis=1)

@@ -74,6 +74,8 @@ class Salt(IntEnum):
     SEARCH_ROLLOUT = 0x0C0FFEE
     #: search: the redeal of each sampled world (mixed into the decision key, not hashed)
     SEARCH_WORLDS = 0x5EA4C11
+    #: search: the deadwood belief's grown hands, stock orders and resampling draws
+    SEARCH_BELIEF = 0x5EA4B3F
     #: search: the decision keys of the hands that measure the series-value table's model
     SERIES_VALUE_MODEL = 7
 

@@ -12,10 +12,17 @@ import pytest
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
 from agents.search.pimc import PimcPolicy, parse_params
-from agents.search.worlds import sample_worlds, seen_position, world_keys
-from hgin_env.engine.cards import N_CARDS
+from agents.search.worlds import (
+    believed_worlds,
+    drop_loose,
+    sample_worlds,
+    seen_position,
+    world_keys,
+)
+from hgin_env.engine.cards import N_CARDS, parse_cards
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.keys import hash_stream
+from hgin_env.engine.melds import min_deadwood
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import registered_policies
@@ -57,6 +64,10 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         "pimc:worlds=64,top=0,z=2,split=true,evidence=0.5,rollout=simple,objective=series"
     )
     assert "pimc" in registered_policies()
+    believing = load_policy("pimc:belief=deadwood,worlds=16")
+    assert believing.name == (
+        "pimc:worlds=16,top=0,z=1,belief=deadwood,rollout=simple,objective=series"
+    )
 
 
 @pytest.mark.parametrize(
@@ -75,6 +86,7 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         ("pimc:top=53", "top"),
         ("pimc:split=maybe", "split"),
         ("pimc:evidence=0", "evidence"),
+        ("pimc:belief=psychic", "belief"),
     ],
 )
 def test_a_bad_parameter_is_refused_naming_it(spec, named):
@@ -94,13 +106,17 @@ def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
     assert len(lines) == 1 and "worlds" in lines[0], proc.stderr
 
 
-def test_worlds_keep_what_the_seat_sees_and_deal_the_rest():
+@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+def test_worlds_keep_what_the_seat_sees_and_deal_the_rest(belief):
     """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
     series = _positions(16, 7, seed=3)
     obs, masks, keys = _decision(series)
     policy = PimcPolicy(parse_params("worlds=8"))
     seen = seen_position(obs, masks, policy.params.rules)
-    worlds = sample_worlds(seen, world_keys(keys, 8))
+    if belief == "uniform":
+        worlds = sample_worlds(seen, world_keys(keys, 8))
+    else:
+        worlds, _ = believed_worlds(seen, keys, 8)
     GinEngine.from_state(worlds).check_invariants()
     game = np.repeat(np.arange(16), 8)
     eng = series.engine
@@ -133,11 +149,12 @@ def test_search_plays_legal_moves_through_whole_hands():
     assert hands >= 12
 
 
-def test_a_game_decides_the_same_alone_and_in_a_batch():
+@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
     """With per-game keys, each row's decision does not depend on the other rows of the call."""
     series = _positions(12, 9, seed=5)
     obs, masks, keys = _decision(series)
-    policy = PimcPolicy(parse_params("worlds=6"))
+    policy = PimcPolicy(parse_params(f"worlds=6,belief={belief}"))
     together = policy.act(obs, masks, keys=keys)
     alone = [
         policy.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(12)
@@ -146,12 +163,13 @@ def test_a_game_decides_the_same_alone_and_in_a_batch():
     assert np.array_equal(together[::-1], policy.act(obs[::-1], masks[::-1], keys=keys[::-1]))
 
 
-def test_the_decision_ignores_the_hidden_cards_and_the_stock_order():
+@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
     """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
     series = _positions(10, 11, seed=8)
     eng = series.engine
     obs, masks, keys = _decision(series)
-    policy = PimcPolicy(parse_params("worlds=8,objective=points"))
+    policy = PimcPolicy(parse_params(f"worlds=8,objective=points,belief={belief}"))
     before = policy.act(obs, masks, keys=keys)
     rng = np.random.default_rng(0)
     s = eng.state
@@ -287,3 +305,37 @@ def test_the_search_plays_each_games_rules_from_its_observation():
     groups = rule_groups(np.concatenate(obs), np.arange(3), RulesConfig(undercut_bonus=40))
     found = {rules.undercut_bonus: rows.tolist() for rows, rules in groups}
     assert found == {10: [0, 2], 25: [1]}
+
+
+def _hand(text: str) -> np.ndarray:
+    return parse_cards(text)
+
+
+def test_drop_loose_drops_the_highest_loose_cards_and_keeps_the_fixed_ones():
+    """From a table of cards: loose cards go highest first; melds and fixed cards stay."""
+    hand = _hand("3S 4S 5S 7H 7D 7C KH QD 2C 9S JC AD")
+    fixed = _hand("KH")  # a known pickup is never dropped
+    out = drop_loose(hand[None], fixed[None], np.array([2]))[0]
+    # loose: KH (fixed), QD, JC, 9S, 2C, AD -> QD and JC (both worth 10, higher id first)
+    assert np.array_equal(out, _hand("3S 4S 5S 7H 7D 7C KH 2C 9S AD"))
+    assert drop_loose(hand[None], fixed[None], np.array([0]))[0].tolist() == hand.tolist()
+
+
+def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
+    """Late in a hand a uniform deal gives the opponent a poor hand; the belief does not."""
+    series = _positions(24, 24, seed=4)
+    obs, masks, keys = _decision(series)
+    eng = series.engine
+    live = np.flatnonzero(~eng.over & (masks.sum(axis=1) > 1))
+    seen = seen_position(obs[live], masks[live], PimcPolicy().params.rules)
+    uniform = sample_worlds(seen, world_keys(keys[live], 32))
+    believed, wkeys = believed_worlds(seen, keys[live], 32)
+    assert wkeys.shape == (live.size, 32)
+    me = eng.current_player[live].astype(np.int64)
+    true = eng.hand_deadwood(live, 1 - me).mean()
+    u, b = min_deadwood(uniform.hands[:, 1]).mean(), min_deadwood(believed.hands[:, 1]).mean()
+    assert b < u - 10 and abs(b - true) < abs(u - true)
+    # a game's worlds come from its key alone
+    one = seen_position(obs[live[:1]], masks[live[:1]], PimcPolicy().params.rules)
+    again, _ = believed_worlds(one, keys[live[:1]], 32)
+    assert np.array_equal(again.hands, believed.hands[:32])
