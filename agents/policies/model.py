@@ -195,6 +195,8 @@ def model_file(spec: str | Path) -> Path | None:
     """
     text = str(spec)
     path = Path(text).expanduser()
+    if not path.exists() and _is_variant(text):
+        return None  # a registered name with options, whose options may hold a path
     if path.is_dir() and (path / MODEL_FILE).exists():
         return path / MODEL_FILE
     if path.exists() or path.suffix == ".zip" or "/" in text or "\\" in text:

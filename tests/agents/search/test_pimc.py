@@ -64,6 +64,9 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         "pimc:worlds=64,top=0,z=2,split=true,evidence=0.5,rollout=simple,objective=series"
     )
     assert "pimc" in registered_policies()
+    # a model path as a parameter: still the search (not a model file named by the spec)
+    with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards/model.zip'}")
+    assert isinstance(with_prior, PimcPolicy) and with_prior.prior is not None
     believing = load_policy("pimc:belief=deadwood,worlds=16")
     assert believing.name == (
         "pimc:worlds=16,top=0,z=1,belief=deadwood,rollout=simple,objective=series"
