@@ -1,5 +1,4 @@
-"""The league-trained agents (``models/ppo-league``, ``models/ppo-league2``): load, read the
-rules, play legally."""
+"""The league-trained agents (``models/ppo-league*``): load, read the rules, play legally."""
 
 from __future__ import annotations
 
