@@ -99,6 +99,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, nargs="+", default=[16, 64], help="worlds")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64], help="games per call")
     parser.add_argument("--tops", type=int, nargs="+", default=[0, 6], help="pimc top values")
+    parser.add_argument(
+        "--beliefs", nargs="+", default=["uniform"], help="pimc belief values (simple rows)"
+    )
     parser.add_argument("--expert-worlds", type=int, default=16, help="worlds for expert rows")
     parser.add_argument("--series", type=int, default=4, help="deal sequences (x2) timed")
     parser.add_argument("--series-spec", default="pimc:worlds=64,top=6", help="series timed")
@@ -109,18 +112,26 @@ def main() -> None:
     counts["discard"] = int(pool[1][:, :52].any(axis=1).sum())
     print(f"decision pool: {pool[1].shape[0]} decisions {counts}\n", flush=True)
     rows = []
-    configs = [("simple", w, t) for w in args.worlds for t in args.tops]
-    configs.append(("expert", args.expert_worlds, 6))
-    for rollout, worlds, top in configs:
-        spec = f"pimc:worlds={worlds},top={top},rollout={rollout}"
+    configs = [("simple", w, t, b) for b in args.beliefs for w in args.worlds for t in args.tops]
+    configs.append(("expert", args.expert_worlds, 6, "uniform"))
+    for rollout, worlds, top, belief in configs:
+        spec = f"pimc:worlds={worlds},top={top},belief={belief},rollout={rollout}"
         for batch in args.batches:
             reps = args.repeats if rollout == "simple" else 1
             dec, act = decision_rates(spec, batch, pool, reps)
-            rows.append([rollout, worlds, top, batch, median_range(dec), median_range(act)])
+            rows.append([rollout, belief, worlds, top, batch, median_range(dec), median_range(act)])
             print(rows[-1], flush=True)
     print_table(
         "pimc decisions per second, one core",
-        ["rollout", "worlds", "top", "games per call", "decisions/s", "rollout actions/s"],
+        [
+            "rollout",
+            "belief",
+            "worlds",
+            "top",
+            "games per call",
+            "decisions/s",
+            "rollout actions/s",
+        ],
         rows,
     )
     walls = []

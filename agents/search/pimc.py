@@ -13,8 +13,11 @@ serve every candidate (common random numbers). Values (``objective``):
 
 One ``act`` call searches all its games together: every (game, candidate, world) is one
 row of one engine batch, and each rollout step is one batched call of the rollout
-policy. It leaves the rollout policy's own choice only for a candidate whose gain over
-it is more than ``z`` standard errors (the worlds are few and a hand's points noisy).
+policy. It leaves the prior's choice (the rollout policy's own, or the ``prior``
+policy's) only for a candidate whose gain over it is more than ``z`` standard errors
+(the worlds are few and a hand's points noisy). The worlds are uniform deals of the
+unseen cards, or (``belief=deadwood``) resampled so the opponent's hand is as good as a
+real player's at this turn (``worlds.believed_worlds``).
 Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
 decides the same alone, in a batch or in a worker process.
 
@@ -78,7 +81,7 @@ class PimcParams:
 
     Attributes:
         worlds: sampled deals of the hidden cards per decision (1..4096).
-        z: a candidate replaces the rollout policy's own choice only when its mean gain
+        z: a candidate replaces the prior's choice only when its mean gain
             over it (per world, same worlds) exceeds ``z`` standard errors (0: the best
             mean wins; the sampling noise of a few worlds otherwise decides).
         split: choose the best candidate on the first half of the worlds and test its gain
@@ -334,7 +337,7 @@ class PimcPolicy:
         if todo.size:
             seen = seen_position(obs, masks, rules)
             values, gain, error = self.candidate_values(seen, cands, keys, prior, rules)
-            # leave the rollout policy's choice only for a candidate clearly better than it
+            # leave the prior's choice only for a candidate clearly better than it
             clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
             if self.params.split:  # the best on the first half, if the second half confirms it
@@ -360,7 +363,7 @@ class PimcPolicy:
             masks: bool[G, 107], the candidates (legal actions) of each game; each game's
                 ``prior`` among them.
             keys: uint64[G], the games' decision keys.
-            prior: int[G], the rollout policy's choice in each game.
+            prior: int[G], the prior's choice in each game.
             rules: the rules the G games play under (default the spec's).
 
         Returns:

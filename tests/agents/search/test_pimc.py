@@ -342,3 +342,16 @@ def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
     one = seen_position(obs[live[:1]], masks[live[:1]], PimcPolicy().params.rules)
     again, _ = believed_worlds(one, keys[live[:1]], 32)
     assert np.array_equal(again.hands, believed.hands[:32])
+
+
+def test_the_prior_decides_unless_a_candidate_beats_it_clearly():
+    """With ``prior=expert`` and a test no candidate passes, the search plays expert's moves."""
+    series = _positions(12, 9, seed=6)
+    obs, masks, keys = _decision(series)
+    search = load_policy("pimc:worlds=4,z=10,prior=expert,belief=deadwood")
+    expert = load_policy("expert")
+    assert np.array_equal(search.act(obs, masks, keys=keys), expert.act(obs, masks, keys=keys))
+    # without the prior the same search keeps its rollout policy's (simple's) moves
+    plain = load_policy("pimc:worlds=4,z=10")
+    assert np.array_equal(plain.act(obs, masks, keys=keys), SimpleBot(0).act(obs, masks))
+    assert not np.array_equal(search.act(obs, masks, keys=keys), plain.act(obs, masks, keys=keys))
