@@ -1,16 +1,17 @@
 r"""Measure the search's deadwood belief: how good the opponent's hand really is, by turn.
 
 Not part of the toolkit's play: it writes ``agents/search/data/opponent_deadwood.json``,
-the table ``pimc``'s ``belief=deadwood`` reads (``agents.search.worlds.deadwood_weights``).
+the table ``pimc``'s ``belief=deadwood`` reads (``agents.search.worlds.believed_worlds``
+resamples its worlds to ``true_counts``).
 
 A uniform deal of the unseen cards gives the opponent a random hand; a real opponent has
 spent its turns keeping cards that meld, so at turn ``t`` its deadwood is far lower than
 a random hand's. Over seeded single hands between several pairs of players (every style
 the league has), at each decision with more than one legal action this records the turn,
 the deadwood of the opponent's true hand, and the deadwood of the opponent's hand in
-``--worlds`` uniform worlds of the acting seat (``sample_worlds``). The table is, per
-turn bucket and deadwood bucket, the ratio of the two frequencies (smoothed): the factor
-by which a uniform world's likelihood should be multiplied.
+``--worlds`` uniform worlds of the acting seat (``sample_worlds``). The table holds both
+counts per turn bucket and deadwood bucket: ``true_counts`` (what the search resamples
+to) and ``uniform_counts`` (what uniform worlds deal, for comparison).
 
 Usage::
 
@@ -107,7 +108,6 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="hands per pair")
     parser.add_argument("--seed", type=int, default=5150)
     parser.add_argument("--worlds", type=int, default=8)
-    parser.add_argument("--smoothing", type=float, default=5.0)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     counts = np.zeros((2, TURN_BUCKETS, DEADWOOD_BUCKETS))
@@ -116,14 +116,6 @@ def main() -> None:
         measure(pair, args.hands, args.seed + 1000 * k, args.worlds, counts)
         print(f"{pair}: {time.perf_counter() - t0:.0f} s", flush=True)
     true, uniform = counts
-    a = args.smoothing
-    # per turn bucket: each deadwood bucket's share among the true hands over its share
-    # among the uniform worlds (both smoothed toward the uniform worlds' shares)
-    p_true = (true + a * uniform / np.maximum(uniform.sum(1, keepdims=True), 1)) / (
-        true.sum(1, keepdims=True) + a
-    )
-    p_uniform = (uniform + 1e-9) / (uniform.sum(1, keepdims=True) + 1e-9 * DEADWOOD_BUCKETS)
-    ratio = np.where(uniform > 0, p_true / p_uniform, 1.0)
     for t in range(TURN_BUCKETS):
         mt = (true[t] * np.arange(DEADWOOD_BUCKETS)).sum() / max(true[t].sum(), 1)
         mu = (uniform[t] * np.arange(DEADWOOD_BUCKETS)).sum() / max(uniform[t].sum(), 1)
@@ -133,18 +125,16 @@ def main() -> None:
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table = {
-        "about": "opponent deadwood likelihood ratio, true hands over uniform worlds "
+        "about": "opponent deadwood by turn, true hands and uniform worlds "
         "(experiments/belief_table.py)",
         "command": " ".join(sys.argv[1:]) or "(defaults)",
         "pairs": [list(p) for p in PAIRS],
         "hands_per_pair": args.hands,
         "seed": args.seed,
         "worlds": args.worlds,
-        "smoothing": args.smoothing,
         "deadwood_bucket": DEADWOOD_BUCKET,
         "true_counts": true.round(3).tolist(),
         "uniform_counts": uniform.round(3).tolist(),
-        "ratio": ratio.round(4).tolist(),
     }
     args.out.write_text(json.dumps(table, indent=1) + "\n")
     print(f"wrote {args.out} in {time.perf_counter() - t0:.0f} s")

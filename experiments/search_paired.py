@@ -35,14 +35,8 @@ from hgin_env.envs.observation import encode_observations  # noqa: E402
 from hgin_env.envs.policy import Policy, accepts_keys  # noqa: E402
 
 
-def play_hands(
-    a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig
-) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """Play ``n`` single hands, A in seat ``i % 2`` of game ``i``.
-
-    Returns:
-        ``(points, changed, info)``: A's signed points per hand, and facts of the play.
-    """
+def play_hands(a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig) -> np.ndarray:
+    """Play ``n`` single hands, A in seat ``i % 2`` of game ``i``; A's signed points per hand."""
     engine = GinEngine(n, rules, seed=seed)
     engine.reset()
     sheets = ScoreSheets(n, rules)
@@ -71,7 +65,7 @@ def play_hands(
     signed = np.where(
         st.winner == a_seat, st.points, np.where(st.winner == 1 - a_seat, -st.points, 0)
     )
-    return signed.astype(np.float64), moves[0], {}
+    return signed.astype(np.float64)
 
 
 def main() -> None:
@@ -89,11 +83,9 @@ def main() -> None:
     base_name = args.baseline or getattr(getattr(search, "params", None), "rollout", args.a)
     baseline = load_policy(base_name, args.seed)
     t0 = time.perf_counter()
-    pa, _, _ = play_hands(search, load_policy(args.b, args.seed + 1), args.hands, args.seed, rules)
+    pa = play_hands(search, load_policy(args.b, args.seed + 1), args.hands, args.seed, rules)
     t_search = time.perf_counter() - t0
-    pb, _, _ = play_hands(
-        baseline, load_policy(args.b, args.seed + 1), args.hands, args.seed, rules
-    )
+    pb = play_hands(baseline, load_policy(args.b, args.seed + 1), args.hands, args.seed, rules)
     diff = pa - pb
     changed = diff != 0
     se = diff.std(ddof=1) / np.sqrt(diff.size)

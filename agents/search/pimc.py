@@ -277,9 +277,10 @@ class PimcPolicy:
         if self.params.prior:
             from agents.policies.model import load_policy
 
-            self.prior: Policy | None = load_policy(self.params.prior, seed)
+            self.prior = load_policy(self.params.prior, seed)
         else:
-            self.prior = None
+            self.prior = self.rollout
+        self._prior_keys = accepts_keys(self.prior)
         # a network reads the score sheet; the bots do not, so they skip encoding it
         self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
         #: engine actions taken inside rollouts since construction (for the benchmarks)
@@ -305,13 +306,7 @@ class PimcPolicy:
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         n = masks.shape[0]
         keys = decision_keys(keys, self.rng, n)
-        if self.prior is None:
-            prior = np.asarray(self._call_rollout(observations, masks, keys), dtype=np.int64)
-        elif accepts_keys(self.prior):
-            act: Any = self.prior.act
-            prior = np.asarray(act(observations, masks, keys=keys), dtype=np.int64)
-        else:
-            prior = np.asarray(self.prior.act(observations, masks), dtype=np.int64)
+        prior = _call(self.prior, self._prior_keys, observations, masks, keys).astype(np.int64)
         actions = prior.copy()
         cands = candidates(observations, masks, prior, self.params.top)
         todo = np.flatnonzero(cands.sum(axis=1) > 1)
@@ -404,12 +399,6 @@ class PimcPolicy:
         return values, gain, error
 
     # ------------------------------------------------------------------ rollouts
-    def _call_rollout(self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        if self._rollout_keys:
-            act: Any = self.rollout.act
-            return np.asarray(act(obs, masks, keys=keys))
-        return np.asarray(self.rollout.act(obs, masks))
-
     def _sheets(self, sheets: ScoreSheets | None, rows: np.ndarray) -> ScoreSheets | None:
         """The score sheets of the rollout rows (for a rollout policy that reads them)."""
         if sheets is None or not self._rollout_sheets:
@@ -458,7 +447,7 @@ class PimcPolicy:
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
             step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
-            actions[live] = self._call_rollout(obs, masks, step_keys)
+            actions[live] = _call(self.rollout, self._rollout_keys, obs, masks, step_keys)
             moves[live] += 1
             engine.step(actions)
             self.rollout_actions += live.size
@@ -478,6 +467,16 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
+
+
+def _call(
+    policy: Policy, keyed: bool, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray
+) -> np.ndarray:
+    """``policy``'s actions, given the per-game ``keys`` when it takes them (``keyed``)."""
+    if keyed:
+        act: Any = policy.act
+        return np.asarray(act(obs, masks, keys=keys))
+    return np.asarray(policy.act(obs, masks))
 
 
 def _weighted_stats(

@@ -260,37 +260,6 @@ def deadwood_cells(turns: np.ndarray, deadwood: np.ndarray) -> tuple[np.ndarray,
     return np.maximum(t, 0), np.maximum(d, 0)
 
 
-@functools.cache
-def deadwood_ratio() -> np.ndarray:
-    """float64[TURN_BUCKETS, DEADWOOD_BUCKETS]: the measured likelihood ratio table."""
-    table = json.loads(DEADWOOD_TABLE.read_text())
-    ratio = np.asarray(table["ratio"], dtype=np.float64)
-    if ratio.shape != (TURN_BUCKETS, DEADWOOD_BUCKETS) or not (ratio > 0).all():
-        raise ValueError(
-            f"{DEADWOOD_TABLE.name}: a ratio table of shape "
-            f"{(TURN_BUCKETS, DEADWOOD_BUCKETS)} with positive entries expected"
-        )
-    return ratio
-
-
-def deadwood_weights(seen: SeenPosition, worlds: HandState) -> np.ndarray:
-    """float64[G, W]: each world's weight by how likely its opponent hand's deadwood is.
-
-    A uniform deal gives the opponent a random hand, while a real one has kept melding
-    cards for ``turns`` turns: its deadwood is lower. The weight of a world is the
-    measured ratio (``deadwood_ratio``) of how often real opponents at this turn hold that
-    deadwood to how often uniform worlds deal it, so the weighted worlds have the real
-    hands' deadwood by turn (the players of ``experiments/belief_table.py``).
-    """
-    from hgin_env.engine.melds import min_deadwood
-
-    g = seen.hand.shape[0]
-    w = worlds.hands.shape[0] // g
-    turns = np.repeat(seen.turns, w)
-    t, d = deadwood_cells(turns, min_deadwood(worlds.hands[:, 1]))
-    return deadwood_ratio()[t, d].reshape(g, w)
-
-
 def drop_loose(hands: np.ndarray, fixed: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Drop ``counts[i]`` cards of ``hands[i]``, one at a time, never one of ``fixed[i]``.
 

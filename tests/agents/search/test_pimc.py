@@ -66,7 +66,7 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
     assert "pimc" in registered_policies()
     # a model path as a parameter: still the search (not a model file named by the spec)
     with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards/model.zip'}")
-    assert isinstance(with_prior, PimcPolicy) and with_prior.prior is not None
+    assert isinstance(with_prior, PimcPolicy) and with_prior.prior is not with_prior.rollout
     believing = load_policy("pimc:belief=deadwood,worlds=16")
     assert believing.name == (
         "pimc:worlds=16,top=0,z=1,belief=deadwood,rollout=simple,objective=series"
@@ -310,17 +310,13 @@ def test_the_search_plays_each_games_rules_from_its_observation():
     assert found == {10: [0, 2], 25: [1]}
 
 
-def _hand(text: str) -> np.ndarray:
-    return parse_cards(text)
-
-
 def test_drop_loose_drops_the_highest_loose_cards_and_keeps_the_fixed_ones():
     """From a table of cards: loose cards go highest first; melds and fixed cards stay."""
-    hand = _hand("3S 4S 5S 7H 7D 7C KH QD 2C 9S JC AD")
-    fixed = _hand("KH")  # a known pickup is never dropped
+    hand = parse_cards("3S 4S 5S 7H 7D 7C KH QD 2C 9S JC AD")
+    fixed = parse_cards("KH")  # a known pickup is never dropped
     out = drop_loose(hand[None], fixed[None], np.array([2]))[0]
     # loose: KH (fixed), QD, JC, 9S, 2C, AD -> QD and JC (both worth 10, higher id first)
-    assert np.array_equal(out, _hand("3S 4S 5S 7H 7D 7C KH 2C 9S AD"))
+    assert np.array_equal(out, parse_cards("3S 4S 5S 7H 7D 7C KH 2C 9S AD"))
     assert drop_loose(hand[None], fixed[None], np.array([0]))[0].tolist() == hand.tolist()
 
 
