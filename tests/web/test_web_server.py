@@ -226,7 +226,8 @@ def test_malformed_move_requests_are_refused(client, body, status, message) -> N
 
 
 def test_unknown_games_and_bad_options_are_refused(client) -> None:
-    """Unknown game ids give 404; unknown policies, bad rules, seats or seeds give 400."""
+    """Unknown game ids give 404; unknown policies, bad rules, seats or seeds give 400 in the
+    page's words (each field named, no command-line or code terms)."""
     for url in ("/api/play/nosuch", "/api/watch/nosuch", "/api/games/nosuch/transcript"):
         response = client.get(url)
         assert response.status_code == 404
@@ -234,19 +235,26 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
     assert client.post("/api/play/nosuch/move", json={"move": "draw"}).status_code == 404
     cases = [
         ({"opponent": "nosuchbot"}, "unknown opponent 'nosuchbot': choose one the server lists"),
-        ({"rules": "knock_limit=x"}, "rules: --rules knock_limit: expected an integer, got 'x'"),
-        ({"rules": "knock_limit"}, "rules: --rules expects key=value, got 'knock_limit'"),
-        ({"rules": "colour=3"}, "rules: unknown rules field(s) ['colour']"),
+        ({"rules": "knock_limit=x"}, "rules: knock_limit: expected an integer, got 'x'"),
+        ({"rules": "allow_rediscard=yes"}, "rules: allow_rediscard: expected true or false"),
+        ({"rules": "prior=/x"}, "rules: unknown rules field 'prior'; the fields are knock_limit"),
+        ({"rules": "knock_limit=200"}, "rules: knock_limit must be in 0..100, got 200"),
+        ({"rules": "knock_limit"}, "rules: expects key=value, got 'knock_limit'"),
+        ({"rules": "colour=3"}, "rules: unknown rules field 'colour'"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
-        ({"seed": -1}, "the seed must be an integer in 0..2**64-1, got -1"),
+        ({"seed": -1}, "the seed must be a whole number from 0 to 18446744073709551615, got -1"),
     ]
     for body, message in cases:
         response = client.post("/api/play", json=body)
         assert response.status_code == 400, body
-        assert response.json()["error"].startswith(message)
+        error = response.json()["error"]
+        assert error.startswith(message)
+        assert not any(term in error for term in ("--rules", "RulesConfig", "2**64")), error
     response = client.post("/api/watch", json={"players": ["simple"]})
     assert response.status_code == 400
     assert response.json()["error"].startswith("players must be two policy names")
+    response = client.post("/api/watch", json={"players": ["simple", "nosuchbot"]})
+    assert response.json()["error"].startswith("unknown player 'nosuchbot': choose one")
     assert len(client.app.state.store) == 0
 
 
@@ -482,9 +490,10 @@ def test_card_tokens_are_read_as_cards() -> None:
         ("You draws 7H from the stock", "You draw 7H from the stock"),
         ("You passes on the upcard 5H", "You pass on the upcard 5H"),
         ("You knocks, discarding 7H", "You knock, discarding 7H"),
-        ("You goes gin: 31 points to You.", "You go gin: 31 points to You."),
-        ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to You."),
-        ("Bob undercuts You: 12 points to Bob.", "Bob undercuts You: 12 points to Bob."),
+        ("You goes gin: 31 points to You.", "You go gin: 31 points to you."),
+        ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to you."),
+        ("Bob undercuts You: 12 points to Bob.", "Bob undercuts you: 12 points to Bob."),
+        ("Bob knocks; You lay off 7H", "Bob knocks; You lay off 7H"),
         ("Youssef draws from the stock", "Youssef draws from the stock"),
         ("You deals; upcard 7H", "You deal; upcard 7H"),
         ("Bob knocks: 1 points to Bob.", "Bob knocks: 1 point to Bob."),
