@@ -41,8 +41,11 @@ from .parsing import (
 )
 from .views import play_view, replay_view, watch_view
 
-#: the most hands one replay shows (its frames are about 12 times the transcript's size)
+#: the most hands one replay shows
 MAX_REPLAY_HANDS = 200
+#: the most actions one replay shows (a frame, about 1 KB, per action): a long hand of
+#: discards taken back and forth must not make the answer a hundred times the request
+MAX_REPLAY_ACTIONS = 20_000
 
 
 @dataclass
@@ -130,7 +133,7 @@ async def options(request: Request) -> JSONResponse:
         {
             "bots": state.catalog.bots,
             "models": list(state.catalog.models),
-            "short": {name: short_name(name) for name in state.catalog.names()},
+            "short": {n: short_name(n) for n in [*state.catalog.names(), d.opponent]},
             "defaults": {
                 "opponent": d.opponent,
                 "seat": d.seat,
@@ -195,6 +198,7 @@ async def play_move(request: Request) -> JSONResponse:
 async def play_next(request: Request) -> JSONResponse:
     """Deal the next hand after a finished one."""
     game = stored(request, PlayGame)
+    await read_body(request)  # none is needed, but a malformed one is refused
     return await changed(game, game.next_hand, play_view)
 
 
@@ -236,6 +240,7 @@ async def get_watch(request: Request) -> JSONResponse:
 async def watch_step(request: Request) -> JSONResponse:
     """One action of the watched game (or the next deal)."""
     game = stored(request, WatchGame)
+    await read_body(request)
     return await changed(game, game.step, watch_view)
 
 
@@ -243,6 +248,7 @@ async def watch_step(request: Request) -> JSONResponse:
 async def end_game(request: Request) -> JSONResponse:
     """End a game (played or watched): it plays no more and frees its place at once."""
     game = stored(request, Table)
+    await read_body(request)
     view = play_view if isinstance(game, PlayGame) else watch_view
     return await changed(game, game.end, view)
 
@@ -288,6 +294,12 @@ async def replay(request: Request) -> JSONResponse:
             raise ApiError(
                 400, f"error: {source} holds {len(records)} hands; the page replays at most "
                 f"{MAX_REPLAY_HANDS} (split the file)",
+            )  # fmt: skip
+        actions = sum(len(r["actions"]) for r in records if isinstance(r.get("actions"), list))
+        if actions > MAX_REPLAY_ACTIONS:
+            raise ApiError(
+                400, f"error: {source} holds {actions:,} actions; the page replays at most "
+                f"{MAX_REPLAY_ACTIONS:,} (split the file)",
             )  # fmt: skip
         try:
             return replay_view(records)

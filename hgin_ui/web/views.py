@@ -239,6 +239,7 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "you": me,
         "names": list(game.names),
         "opponent": game.opponent_spec,
+        "opponent_short": short_name(game.opponent_spec),
         "rules": rules_text(session.engine.rules),
         "hand_no": game.hand_no,
         "log": list(game.log),
@@ -323,16 +324,25 @@ def info_text(info: object) -> str:
     return "".join(f" · {part}" for part in parts)
 
 
+def _two_texts(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+
+
 def record_names(record: dict[str, Any], where: str) -> list[str]:
-    """The record's two player names, checked: two texts.
+    """The record's two player names, after checking the fields the page reads as text.
 
     Raises:
-        ReplayError: ``names`` is not a list of two texts.
+        ReplayError: ``names`` (or ``dealt``) is not a list of two texts, or ``result``
+            is not an object.
     """
     names = record.get("names")
-    if not isinstance(names, list) or len(names) != 2 or not all(isinstance(n, str) for n in names):
+    if not _two_texts(names):
         raise ReplayError(f"{where}: names must be a list of two texts")
-    return names
+    if "dealt" in record and not _two_texts(record["dealt"]):
+        raise ReplayError(f"{where}: dealt must be a list of two texts")
+    if not isinstance(record.get("result"), dict):
+        raise ReplayError(f"{where}: result must be an object")
+    return names  # type: ignore[return-value]
 
 
 def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
