@@ -253,7 +253,6 @@ async def end_game(request: Request) -> JSONResponse:
     return await changed(game, game.end, view)
 
 
-
 async def get_transcript(request: Request) -> Response:
     """The game's finished hands as a JSON Lines transcript (a download)."""
     game = stored(request, Table)

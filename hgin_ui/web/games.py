@@ -277,8 +277,10 @@ class GameStore:
             del self._games[game_id]
 
     def add(self, game: Table) -> None:
-        """Keep a game; when full, forget a game that is over, else the least recently
-        used one if it is idle enough.
+        """Keep a game; when full, make room first (see below).
+
+        Room is made by forgetting a game that is over, else the least recently used
+        game if it has been idle for ``protect_s``.
 
         Raises:
             StoreFullError: every game held is in play and was used in the last

@@ -47,8 +47,7 @@ def new_token() -> str:
 
 
 def host_address(host: str) -> tuple[str, int] | None:
-    """The name (lower case) and port a Host header gives (80 when it gives none), or None
-    when it is malformed."""
+    """The name (lower case) and port of a Host header (port 80 if none); None if malformed."""
     match = _HOST.fullmatch(host)
     if match is None:
         return None

@@ -25,8 +25,9 @@ Every ``/api/`` request carries the server's token and every POST is same-origin
 ``{"error": message}`` (400 bad input or another host, 403 no token or another site,
 404 an unknown game or address, 405 a wrong method, 413 too large, 415 not JSON; 503
 when the games held are all in play), a message of at most ``MAX_MESSAGE`` characters;
-a refused move also carries the unchanged game's view as ``state``. ``serve`` listens on 127.0.0.1 only (port 0: a free port), prints the URL
-with the token, and stops cleanly on Ctrl-C.
+a refused move also carries the unchanged game's view as ``state``. ``serve`` listens
+on 127.0.0.1 only (port 0: a free port), prints the URL with the token, and stops
+cleanly on Ctrl-C.
 """
 
 from __future__ import annotations

@@ -226,8 +226,7 @@ def test_malformed_move_requests_are_refused(client, body, status, message) -> N
 
 
 def test_unknown_games_and_bad_options_are_refused(client) -> None:
-    """Unknown game ids give 404; unknown policies, bad rules, seats or seeds give 400 in the
-    page's words (each field named, no command-line or code terms)."""
+    """Unknown games give 404; bad policies, rules, seats or seeds a 400 in the page's words."""
     for url in ("/api/play/nosuch", "/api/watch/nosuch", "/api/games/nosuch/transcript"):
         response = client.get(url)
         assert response.status_code == 404
