@@ -111,6 +111,7 @@ def test_a_foreign_host_is_refused(client, host) -> None:
     for method, url in (("GET", "/"), ("GET", "/api/options"), ("POST", "/api/play")):
         response = client.request(method, url, headers={"Host": host}, json={})
         assert response.status_code == 400, (method, url)
+        assert "is not this server's address" in response.json()["error"]
     assert stored(client) == 0
 
 

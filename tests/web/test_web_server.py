@@ -22,11 +22,13 @@ from starlette.testclient import TestClient
 
 from hgin_cli.play import web_main
 from hgin_env.engine.cards import card_id, card_text
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.replay import ReplayError, replay_hand
 from hgin_ui.web.games import PlayGame
 from hgin_ui.web.parsing import Defaults
 from hgin_ui.web.server import create_app
-from hgin_ui.web.views import table_view
+from hgin_ui.web.views import sheet_view, table_view
 from hgin_ui.web.words import you_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -553,3 +555,28 @@ def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) 
         if seat["layoffs"]:
             line = next(x for x in result["lines"] if x.startswith("Laid off"))
             assert line.split()[2:] == seat["layoffs"]
+
+
+def test_the_replay_title_reads_its_info_and_the_rules_are_shown(client) -> None:
+    """A record's info reads as words in the title (no Python list); each hand has its rules."""
+    text = page_transcript(client, 12)
+    record = json.loads(text)
+    record["info"] = {"series": 3, "versions": ["simple@2", "expert@1"], "x": {"a": 1}}
+    record["rules"]["gin_bonus"] = 25  # the default: the rules say so
+    (hand,) = client.post("/api/replay", json={"text": json.dumps(record)}).json()["hands"]
+    assert hand["title"] == "Hand 1 of 1 · series 3 · versions simple@2, expert@1"
+    assert hand["rules"] == ""
+    view = client.post("/api/play", json={"rules": "knock_limit=7"}).json()
+    assert view["rules"] == "knock_limit=7"
+    body = {"players": ["simple", "simple"], "rules": "gin_bonus=30"}
+    watch = client.post("/api/watch", json=body)
+    assert watch.json()["rules"] == "gin_bonus=30"
+
+
+def test_the_sheet_says_who_won_two_games_while_the_last_plays_on() -> None:
+    """After two games won the sheet names the series' winner though it is not finished."""
+    sheets = ScoreSheets(1, RulesConfig(game_target=1))
+    for _ in range(2):
+        sheets.record(np.array([0]), np.array([5]))
+    view = sheet_view(sheets, ["Ann", "Bob"], 0)
+    assert not view["finished"] and view["decided"] == "Ann"
