@@ -35,7 +35,7 @@ from __future__ import annotations
 import socket
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ def error_response(
     status: int,
     message: str,
     state: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """``{"error": message, "state": ...}`` with its status; the message cut short."""
     if len(message) > MAX_MESSAGE:

@@ -166,7 +166,8 @@ def sheet_view(sheets: ScoreSheets, names: Sequence[str], first: int = 0) -> dic
     rules = sheets.rules
     winner = int(sheets.series_winner[0])
     finished = bool(sheets.finished[0])
-    decided = [row["name"] for row in rows if row["games_won"] >= 2]
+    won = sheets.game_winners[0]
+    decided = [names[seat] for seat in (first, 1 - first) if int((won == seat).sum()) >= 2]
     return {
         "rows": rows,
         "bonuses": bool(rules.game_bonus or rules.box_bonus or rules.shutout_multiplier > 1),
