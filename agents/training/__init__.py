@@ -18,7 +18,7 @@ __all__ = ["CheckpointError", "ConfigError", "TrainConfig", "build_config", "loa
 def __getattr__(name: str) -> Any:
     """Import the runner (torch, SB3) only when ``train`` is used."""
     if name in ("train", "TrainResult"):
-        from agents.training import runner
+        from agents.training.sb3 import runner
 
         return getattr(runner, name)
     raise AttributeError(f"module 'agents.training' has no attribute {name!r}")

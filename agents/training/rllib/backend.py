@@ -1,6 +1,6 @@
 """``train.py --backend rllib``: the project's YAML configs trained by RLlib's PPO on Ray.
 
-The same config file and run folder as the SB3 path (``agents.training.runner``), trained
+The same config file and run folder as the SB3 path (``agents.training.sb3.runner``), trained
 by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
 
 - each env runner steps one batched env of ``ppo.n_envs`` games
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.cluster.ray import ray_cluster
 from agents.policies.model import load_policy
 from agents.policies.rllib_policy import (
     DEFAULT_MODULE,
@@ -53,7 +54,6 @@ from agents.policies.rllib_policy import (
     RLlibPolicy,
     policy_spec,
 )
-from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
     ConfigError,
@@ -64,8 +64,8 @@ from agents.training.config import (
     save_config,
 )
 from agents.training.eval_record import EvalRecord
-from agents.training.rllib.cluster import ray_cluster
-from agents.training.runner import (
+from agents.training.sb3.callbacks import evaluate_opponent
+from agents.training.sb3.runner import (
     RunStart,
     TrainResult,
     interrupted_early,

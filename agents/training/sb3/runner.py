@@ -11,7 +11,7 @@
 3. build the ``MaskablePPO`` model from ``config.ppo`` (or load the checkpoint:
    network, optimizer and step counter) and save the resolved ``config.yaml``; a fresh
    run then applies ``config.pretrain`` (start weights, imitation of a teacher:
-   ``agents.training.pretrain``) and writes a checkpoint;
+   ``agents.training.sb3.pretrain``) and writes a checkpoint;
 4. build the callbacks (hand statistics, self-play snapshots, evaluation,
    checkpoints, progress bar) and log the hyperparameters;
 5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops (so
@@ -51,13 +51,6 @@ from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
-from agents.training.callbacks import (
-    CheckpointCallback,
-    EvalCallback,
-    HandStatsCallback,
-    ProgressCallback,
-    SelfPlayCallback,
-)
 from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import (
     CheckpointError,
@@ -70,9 +63,16 @@ from agents.training.checkpoint import (
     save_model,
 )
 from agents.training.config import ConfigError, TrainConfig, load_config, save_config
-from agents.training.league_callback import LeagueCallback
 from agents.training.opponents import TrainingOpponents, attach
-from agents.training.pretrain import pretrain
+from agents.training.sb3.callbacks import (
+    CheckpointCallback,
+    EvalCallback,
+    HandStatsCallback,
+    ProgressCallback,
+    SelfPlayCallback,
+)
+from agents.training.sb3.league_callback import LeagueCallback
+from agents.training.sb3.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
 from hgin_env.engine.keys import session_seed
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
