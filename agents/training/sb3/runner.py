@@ -74,7 +74,7 @@ from agents.training.sb3.callbacks import (
 from agents.training.sb3.league_callback import LeagueCallback
 from agents.training.sb3.pretrain import pretrain
 from agents.training.tb_record import TrainLogFlushCallback, truncate_events
-from hgin_env.engine.keys import session_seed
+from hgin_env.engine.keys import SeedStream, session_seed, sub_seed
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -408,13 +408,14 @@ def _session(
         model = load_model(
             checkpoint, env, custom_objects=ppo_kwargs(config), device=config.ppo.device
         )
-        model.set_random_seed((config.seed * 1_000_003 + model.num_timesteps) % 2**32)
+        steps = model.num_timesteps
+        model.set_random_seed(sub_seed(config.seed, SeedStream.RESUME, steps, bits=32))
         print(f"resuming {run_dir} from {checkpoint.name} at step {model.num_timesteps:,}")
     save_config(config, run_dir / "config.yaml")
-    env.seed(session_seed(config.seed, model.num_timesteps))
     model.set_logger(configure(str(run_dir / "tb"), ["tensorboard"]))
     pretrained = checkpoint is None and config.pretrain.active
     if pretrained:  # start weights and imitation (a resumed run has them in its checkpoint)
+        env.seed(sub_seed(config.seed, SeedStream.PRETRAIN_DEALS, bits=62))
         try:
             summary = pretrain(model, env, config, model.logger)
         except KeyboardInterrupt:
@@ -422,7 +423,7 @@ def _session(
             env.close()
             raise
         (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
-        env.seed(session_seed(config.seed, model.num_timesteps) + 1)
+    env.seed(session_seed(config.seed, model.num_timesteps))
     if opponents.needs_initial_snapshot():  # pure self-play starts against its initial self
         opponents.add_snapshot(model)
         state.last_snapshot_steps = model.num_timesteps
