@@ -63,8 +63,7 @@ from agents.training.config import (
     load_config,
     save_config,
 )
-from agents.training.eval_record import EvalRecord
-from agents.training.sb3.callbacks import evaluate_opponent
+from agents.training.eval_record import EvalRecord, evaluate_opponent
 from agents.training.sb3.runner import (
     RunStart,
     TrainResult,
