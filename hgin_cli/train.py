@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             config = load_config(args.config, args.overrides, seed=args.seed)
         if args.print_config:
             if config is None:  # the saved config with the --set overrides, as resuming uses it
-                from agents.training.sb3.runner import load_run_config
+                from agents.training.run import load_run_config
 
                 config = load_run_config(Path(args.resume), args.overrides)
             print(config.to_yaml())

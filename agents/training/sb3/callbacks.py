@@ -48,6 +48,21 @@ from hgin_env.engine.game import Outcome
 _GINS = (Outcome.GIN, Outcome.BIG_GIN)
 
 
+class TrainLogFlushCallback(BaseCallback):
+    """Writes the pending logs (an update's ``train/*``) at the start of each rollout.
+
+    SB3 records an update's losses after its ``dump``; without this they would appear at
+    the end of the next rollout (see ``agents.training.tb_record``).
+    """
+
+    def _on_rollout_start(self) -> None:
+        if self.logger.name_to_value:
+            self.logger.dump(self.num_timesteps)
+
+    def _on_step(self) -> bool:
+        return True
+
+
 class HandStatsCallback(BaseCallback):
     """Per-hand statistics of the training games, logged as ``charts/*`` and ``opponents/*``.
 

@@ -12,15 +12,18 @@
    network, optimizer and step counter) and save the resolved ``config.yaml``; a fresh
    run then applies ``config.pretrain`` (start weights, imitation of a teacher:
    ``agents.training.sb3.pretrain``) and writes a checkpoint;
-4. build the callbacks (hand statistics, self-play snapshots, evaluation,
-   checkpoints, progress bar) and log the hyperparameters;
-5. ``model.learn`` for the remaining steps; Ctrl-C writes a checkpoint and stops (so
-   does an env worker that dies, raising ``EnvWorkerError`` with the resume command);
+4. build the callbacks (hand statistics, self-play snapshots, the league's records,
+   evaluation, checkpoints, progress bar) and log the hyperparameters;
+5. MaskablePPO's loop (a rollout, an update) for the remaining steps, with a league
+   exploiter trained between two updates when one is due (``SB3Session.learn``); an
+   env worker that dies writes a checkpoint and raises ``EnvWorkerError`` with the
+   resume command;
 6. a final evaluation and checkpoint, then ``final_model.zip``.
 
-Ctrl-C before the first checkpoint of a fresh run (while building it or pretraining)
-has nothing to save: the run folder is removed, so the same command (and
-``--run-name``) starts the run again.
+Steps 5 and 6, Ctrl-C while training (a checkpoint, then stop) and Ctrl-C before the
+first checkpoint of a fresh run (the run folder is removed, so the same command and
+``--run-name`` start the run again) are the core's, the same on every backend
+(``agents.training.run``).
 
 Run folder::
 
@@ -32,6 +35,7 @@ Run folder::
       best_model.zip       the best model by eval.best_metric
       eval.json            the latest evaluation in full, the best, and the history
       pretrain.json        what config.pretrain did (only when it did something)
+      exploiters/          the league's exploiters (exploiter_<steps>/, each a run folder)
       final_model.zip      the model at the end of training
 """
 
@@ -39,113 +43,34 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import CallbackList
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
+from agents.training.best_response import best_response_config
 from agents.training.card_net import CardNetPolicy
-from agents.training.checkpoint import (
-    CheckpointError,
-    TrainState,
-    clean_run_folder,
-    latest_checkpoint,
-    list_checkpoints,
-    load_model,
-    read_state,
-    save_model,
-)
-from agents.training.config import ConfigError, TrainConfig, load_config, save_config
+from agents.training.checkpoint import CheckpointError, TrainState, check_model_zip, save_model
+from agents.training.config import ConfigError, TrainConfig, save_config
 from agents.training.opponents import TrainingOpponents, attach
+from agents.training.run import RunStart, TrainResult, drive, open_run, start
 from agents.training.sb3.callbacks import (
     CheckpointCallback,
     EvalCallback,
     HandStatsCallback,
     ProgressCallback,
     SelfPlayCallback,
+    TrainLogFlushCallback,
 )
 from agents.training.sb3.league_callback import LeagueCallback
 from agents.training.sb3.pretrain import pretrain
-from agents.training.tb_record import TrainLogFlushCallback, truncate_events
 from hgin_env.engine.keys import SeedStream, session_seed, sub_seed
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.workers import EnvWorkerError
-
-#: fields a resumed run may not change (the network's shape lives in the checkpoint)
-FROZEN_ON_RESUME = (
-    "policy",
-    "net_arch",
-    "card_channels",
-    "card_blocks",
-    "belief_coef",
-    "activation",
-    "ortho_init",
-)
-
-
-@dataclass
-class TrainResult:
-    """What ``train`` returns.
-
-    Attributes:
-        run_dir: the run folder.
-        steps: the model's step counter at the end.
-        interrupted: training stopped on Ctrl-C (a checkpoint was written).
-        fps: environment steps per second of this session (evaluations included).
-        seconds: wall time of this session.
-        final_eval: the last evaluation entry (None if none ran).
-    """
-
-    run_dir: Path
-    steps: int
-    interrupted: bool
-    fps: float
-    seconds: float
-    final_eval: dict[str, Any] | None
-
-
-def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
-    """A new run folder: ``<runs_dir>/<run_name>`` or ``<experiment>__<seed>__<time>``.
-
-    Raises:
-        ConfigError: when the folder already exists (use ``--resume`` to continue it),
-            the name is not a plain folder name (a path separator, ``..``), or the folder
-            cannot be created (the message names it and the reason).
-    """
-    if run_name is not None and (
-        not run_name or "/" in run_name or "\\" in run_name or run_name in (".", "..")
-    ):
-        raise ConfigError(
-            f"--run-name must be a plain folder name (no '/', '\\' or '..'), got {run_name!r}"
-        )
-    name = run_name or f"{config.experiment}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = Path(config.runs_dir) / name
-    if run_dir.is_dir() and any(run_dir.iterdir()):
-        if not list_checkpoints(run_dir / "checkpoints"):
-            raise ConfigError(
-                f"run folder {run_dir} already exists but holds no checkpoint (it stopped "
-                "before its first one, so there is nothing to resume): delete it to reuse "
-                "the name, or pick another --run-name"
-            )
-        raise ConfigError(
-            f"run folder {run_dir} already exists; pick another --run-name, "
-            f"or continue it with --resume {run_dir}"
-        )
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        probe = run_dir / ".write_probe"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from exc
-    return run_dir
 
 
 def check_device(device: str) -> None:
@@ -169,22 +94,24 @@ def check_device(device: str) -> None:
         raise ConfigError(f"ppo.device is {device!r} but torch finds no MPS device")
 
 
-def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
-    """The config saved in a run folder, with ``--set`` overrides for the resumed part.
+def load_model(
+    path: Path, env: Any, custom_objects: dict[str, Any] | None = None, device: str = "cpu"
+) -> Any:
+    """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
+
+    ``device`` is the torch device the resumed model trains on (``ppo.device``).
 
     Raises:
-        CheckpointError: when the folder has no ``config.yaml``.
-        ConfigError: for an invalid override, or one that changes the network's shape.
+        CheckpointError: a missing or corrupt file, naming it.
     """
-    path = run_dir / "config.yaml"
-    if not path.is_file():
-        raise CheckpointError(f"{run_dir} is not a run folder (no config.yaml)")
-    saved = load_config(path)
-    config = load_config(path, overrides)
-    for name in FROZEN_ON_RESUME:
-        if getattr(saved.ppo, name) != getattr(config.ppo, name):
-            raise ConfigError(f"ppo.{name} cannot change when resuming (the network is saved)")
-    return config
+    check_model_zip(path)
+    try:
+        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom_objects)
+    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 means an unusable file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CheckpointError(
+            f"checkpoint {path} cannot be loaded: {type(exc).__name__}: {first}"
+        ) from exc
 
 
 def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
@@ -318,80 +245,12 @@ def train(
     """
     # 1. the run folder and its config
     run = open_run(config, run_name, resume, overrides, lambda c: check_device(c.ppo.device))
-    try:
-        return _session(run.config, run.run_dir, run.checkpoint, run.state)
-    except KeyboardInterrupt:  # before the training loop, which handles its own
-        return interrupted_early(run)
+    return start(run, _session)
 
 
-@dataclass
-class RunStart:
-    """A run folder ready to train in: new, or resumed at its newest checkpoint."""
-
-    config: TrainConfig
-    run_dir: Path
-    checkpoint: Path | None
-    state: TrainState
-
-
-def open_run(
-    config: TrainConfig | None,
-    run_name: str | None,
-    resume: str | Path | None,
-    overrides: list[str] | tuple[str, ...],
-    check: Callable[[TrainConfig], None],
-) -> RunStart:
-    """Create a run folder, or resume one: the one lifecycle of both training backends.
-
-    A new run gets a new folder (``make_run_dir``). A resumed one loads its saved config
-    (with ``overrides``), loses what a killed session left (``clean_run_folder``: temporary
-    files, half-written checkpoints) and the TensorBoard events logged past its newest
-    checkpoint (``truncate_events``), and continues from that checkpoint.
-
-    Args:
-        config: the config of a new run (default ``default.yaml``).
-        run_name: the new run folder's name.
-        resume: the run folder to resume, or None.
-        overrides: with ``resume``: ``key=value`` changes to the saved config.
-        check: the backend's check of the config, run before any file is touched.
-
-    Raises:
-        ConfigError: an invalid config or an existing run folder.
-        CheckpointError: ``resume`` without a usable checkpoint.
-    """
-    if resume is None:
-        config = config or load_config()
-        check(config)
-        return RunStart(config, make_run_dir(config, run_name), None, TrainState())
-    run_dir = Path(resume)
-    config = load_run_config(run_dir, overrides)
-    check(config)
-    for path in clean_run_folder(run_dir):
-        print(f"removed {path} (left by a stopped session)")
-    checkpoint = latest_checkpoint(run_dir / "checkpoints")
-    state = read_state(checkpoint)
-    truncate_events(run_dir / "tb", state.steps)  # what a killed session logged past it
-    return RunStart(config, run_dir, checkpoint, state)
-
-
-def interrupted_early(run: RunStart) -> TrainResult:
-    """Ctrl-C before the training loop: a new run with no checkpoint leaves no folder."""
-    run_dir = run.run_dir
-    if run.checkpoint is None and not list_checkpoints(run_dir / "checkpoints"):
-        shutil.rmtree(run_dir, ignore_errors=True)
-        print(
-            f"\ninterrupted before the first checkpoint: nothing to resume, so {run_dir} "
-            "was removed; run the same command to start again"
-        )
-    else:
-        print(f"\ninterrupted before training began; continue with --resume {run_dir}")
-    return TrainResult(run_dir, int(run.state.steps), True, 0.0, 0.0, None)
-
-
-def _session(
-    config: TrainConfig, run_dir: Path, checkpoint: Path | None, state: TrainState
-) -> TrainResult:
+def _session(run: RunStart) -> TrainResult:
     """Steps 2 to 6 of ``train`` in a run folder that is ready (see the module docstring)."""
+    config, run_dir, checkpoint, state = run.config, run.run_dir, run.checkpoint, run.state
     torch.set_num_threads(config.ppo.torch_threads)
 
     # 2. opponents and the batched environment
@@ -429,76 +288,172 @@ def _session(
         state.last_snapshot_steps = model.num_timesteps
 
     # 4. callbacks and the hyperparameters
-    progress = ProgressCallback(config.total_timesteps, enabled=config.progress_bar)
-    evaluation = EvalCallback(config, run_dir, state, on_result=progress.set_eval)
-
-    def refresh_state() -> None:
-        state.pool = opponents.pool.files(run_dir) if opponents.pool is not None else []
-        state.league = opponents.league.state() if opponents.league is not None else {}
-
-    checkpoints = CheckpointCallback(
-        run_dir / "checkpoints",
-        config.checkpoint.every_steps,
-        config.checkpoint.keep,
-        state,
-        refresh_state,
-    )
+    session = SB3Session(model, env, config, run_dir, state, opponents)
     if pretrained:  # so that --resume does not pretrain again
-        checkpoints.init_callback(model)
-        checkpoints.save()
-    callbacks = [TrainLogFlushCallback(), HandStatsCallback(opponents, config.stats_window)]
-    if opponents.pool is not None:
-        callbacks.append(SelfPlayCallback(opponents, opponents.snapshot_every, state))
-    if opponents.league is not None:
-        callbacks.append(LeagueCallback(opponents, config, run_dir, state, train))
-    callbacks += [evaluation, checkpoints, progress]
+        session.checkpoint()
     model.logger.record("hparams", hparams(config))
     model.logger.record("config", f"```yaml\n{config.to_yaml()}```")
     model.logger.dump(model.num_timesteps)
 
     # 5. learn, then 6. the final evaluation, checkpoint and model; Ctrl-C writes a checkpoint
-    start, steps0 = time.perf_counter(), model.num_timesteps
-    remaining = config.total_timesteps - model.num_timesteps
-    interrupted, final_eval, seconds = False, None, 0.0
-    try:
-        if remaining > 0:
-            model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=False)
-            model.logger.dump(model.num_timesteps)  # the last update's train/* (tb_record)
-        seconds = time.perf_counter() - start
-        progress.close()
-        evaluation.init_callback(model)
-        if state.last_eval_steps != model.num_timesteps or not evaluation.history:
-            final_eval = evaluation.run_evaluation()
-        else:
-            final_eval = evaluation.history[-1]
-        checkpoints.init_callback(model)
-        if state.last_checkpoint_steps != model.num_timesteps:
-            checkpoints.save()
-        save_model(model, run_dir / "final_model.zip")
-    except KeyboardInterrupt:
-        interrupted = True
-        seconds = seconds or time.perf_counter() - start
-        progress.close()
-        checkpoints.init_callback(model)
-        path = checkpoints.save()
-        print(
-            f"\ninterrupted at step {model.num_timesteps:,}: checkpoint {path} written.\n"
-            f"continue with: python train.py --resume {run_dir}"
+    return drive(session)
+
+
+class SB3Session:
+    """One SB3 training session: the model, its env, its callbacks, the league's exploiters.
+
+    ``learn`` is MaskablePPO's own loop (collect a rollout, update) written out, so that
+    the runner, not a callback, trains the league's exploiters between two updates.
+    """
+
+    resume_command = "python train.py --resume"
+
+    def __init__(
+        self,
+        model: MaskablePPO,
+        env: VecMonitor,
+        config: TrainConfig,
+        run_dir: Path,
+        state: TrainState,
+        opponents: TrainingOpponents,
+    ) -> None:
+        self.model, self.env, self.config, self.run_dir = model, env, config, run_dir
+        self.state, self.opponents = state, opponents
+        self.progress = ProgressCallback(config.total_timesteps, enabled=config.progress_bar)
+        self.evaluation = EvalCallback(config, run_dir, state, on_result=self.progress.set_eval)
+        self.checkpoints = CheckpointCallback(
+            run_dir / "checkpoints",
+            config.checkpoint.every_steps,
+            config.checkpoint.keep,
+            state,
+            self._refresh_state,
         )
-    except EnvWorkerError as exc:  # a worker died: save what the model has, then stop
-        progress.close()
-        env.close()
-        checkpoints.init_callback(model)
-        path = checkpoints.save()
-        model.logger.close()
-        raise EnvWorkerError(
-            f"{exc}; training stopped at step {model.num_timesteps:,}, checkpoint {path} "
-            f"written; continue with: python train.py --resume {run_dir}"
-        ) from exc
-    except BaseException:
-        env.close()  # end the env workers before the error propagates
-        raise
-    fps = (model.num_timesteps - steps0) / seconds if seconds > 0 else 0.0
-    model.logger.close()
-    env.close()
-    return TrainResult(run_dir, int(model.num_timesteps), interrupted, fps, seconds, final_eval)
+        self.league = LeagueCallback(opponents, state) if opponents.league is not None else None
+        self.callbacks: list[BaseCallback] = [
+            TrainLogFlushCallback(),
+            HandStatsCallback(opponents, config.stats_window),
+        ]
+        if opponents.pool is not None:
+            self.callbacks.append(SelfPlayCallback(opponents, opponents.snapshot_every, state))
+        if self.league is not None:
+            self.callbacks.append(self.league)
+        self.callbacks += [self.evaluation, self.checkpoints, self.progress]
+
+    def _refresh_state(self) -> None:
+        opponents, state = self.opponents, self.state
+        state.pool = opponents.pool.files(self.run_dir) if opponents.pool is not None else []
+        state.league = opponents.league.state() if opponents.league is not None else {}
+
+    @property
+    def steps(self) -> int:
+        """The model's step counter."""
+        return int(self.model.num_timesteps)
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The run's evaluations so far."""
+        return self.evaluation.history
+
+    def learn(self) -> None:
+        """Rollouts and PPO updates to ``total_timesteps``; an exploiter when one is due.
+
+        Raises:
+            EnvWorkerError: an env worker died (a checkpoint is written first; the
+                message says how to resume).
+        """
+        model, remaining = self.model, self.config.total_timesteps - self.steps
+        try:
+            if remaining > 0:
+                total, callback = model._setup_learn(
+                    remaining, CallbackList(self.callbacks), reset_num_timesteps=False
+                )
+                callback.on_training_start(locals(), globals())
+                env, iteration = model.get_env(), 0
+                assert env is not None
+                while model.num_timesteps < total:  # MaskablePPO.learn's loop, written out
+                    if not model.collect_rollouts(
+                        env, callback, model.rollout_buffer, model.n_steps
+                    ):
+                        break
+                    iteration += 1
+                    model._update_current_progress_remaining(model.num_timesteps, total)
+                    model.dump_logs(iteration)
+                    model.train()
+                    if self._exploiter_due():
+                        self._add_exploiter()
+                callback.on_training_end()
+                model.logger.dump(model.num_timesteps)  # the last update's train/* (tb_record)
+        except EnvWorkerError as exc:  # a worker died: save what the model has, then stop
+            path = self.checkpoint()
+            raise EnvWorkerError(
+                f"{exc}; training stopped at step {self.steps:,}, checkpoint {path} "
+                f"written; continue with: {self.resume_command} {self.run_dir}"
+            ) from exc
+        finally:
+            self.progress.close()
+
+    def _exploiter_due(self) -> bool:
+        """Whether the league trains an exploiter now (never after the last update)."""
+        if self.opponents.league is None:
+            return False
+        every = self.config.opponents.league.exploiter_every
+        since = self.steps - self.opponents.league.last_exploiter_steps
+        return bool(every) and since >= every and self.steps < self.config.total_timesteps
+
+    def _add_exploiter(self) -> None:
+        """Train an exploiter against the learner as it is now and put it in the league."""
+        league = self.opponents.league
+        assert league is not None
+        path = train_exploiter(self.config, self.run_dir, self.model)
+        self.opponents.add_exploiter(path, self.steps)
+        league.last_exploiter_steps = self.steps
+        self.opponents.update_weights()
+        self.state.league = league.state()
+
+    def run_evaluation(self) -> dict[str, Any]:
+        """Evaluate the model now (``EvalCallback``)."""
+        self.evaluation.init_callback(self.model)
+        return self.evaluation.run_evaluation()
+
+    def checkpoint(self) -> Path:
+        """Write a checkpoint of the model now."""
+        self.checkpoints.init_callback(self.model)
+        return self.checkpoints.save()
+
+    def save_final(self) -> None:
+        """Write ``final_model.zip``."""
+        save_model(self.model, self.run_dir / "final_model.zip")
+
+    def close(self) -> None:
+        """Close the progress bar, the logger and the env workers."""
+        self.progress.close()
+        self.model.logger.close()
+        self.env.close()
+
+
+def train_exploiter(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> Path:
+    """Train one exploiter against a frozen copy of ``model``; returns its model file.
+
+    The learner is saved as ``exploiters/target_<steps>.zip``; the exploiter trains in
+    ``exploiters/exploiter_<steps>/`` (a folder left by a stopped session is replaced) on
+    the learner's env, rules and network settings (``agents.training.best_response``).
+
+    Raises:
+        KeyboardInterrupt: when the exploiter's training was interrupted.
+    """
+    league = config.opponents.league
+    steps = int(model.num_timesteps)
+    folder = run_dir / "exploiters"
+    target = save_model(model, folder / f"target_{steps:012d}.zip")
+    name = f"exploiter_{steps:012d}"
+    shutil.rmtree(folder / name, ignore_errors=True)
+    init = str(target) if league.exploiter_init == "learner" else None
+    exploiter = best_response_config(
+        config, str(target), league.exploiter_steps, runs_dir=str(folder), init_from=init
+    )
+    print(f"\ntraining {name} against the learner at step {steps:,} ...")
+    result = train(exploiter, run_name=name)
+    if result.interrupted:
+        raise KeyboardInterrupt
+    target.unlink(missing_ok=True)
+    return result.run_dir / "final_model.zip"

@@ -25,9 +25,10 @@ from agents.training.checkpoint import (
     write_checkpoint,
 )
 from agents.training.config import ConfigError, build_config
+from agents.training.run import make_run_dir
 from agents.training.sb3 import pretrain as pretrain_module
 from agents.training.sb3 import runner
-from agents.training.sb3.runner import make_run_dir, train
+from agents.training.sb3.runner import train
 
 ROOT = Path(__file__).resolve().parents[3]
 
