@@ -54,6 +54,7 @@ from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import decode_observations, encode_observations
 from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
+from hgin_env.envs.spec import NONE, parse_value, split_items
 
 #: the family name the registry knows
 NAME = "pimc"
@@ -145,22 +146,14 @@ def parse_params(text: str) -> PimcParams:
         ValueError: naming the parameter that is unknown, repeated, malformed or out of
             range (``worlds=0``), or an unknown rollout policy.
     """
-    values: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not value.strip():
-            raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = (
-            "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout",
-            "objective",
-            *RULES_PARAMS,
-        )  # fmt: skip
+    values = split_items(text, NAME)
+    known = (
+        "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "objective",
+        *RULES_PARAMS,
+    )  # fmt: skip
+    for key in values:
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
-        if key in values:
-            raise ValueError(f"pimc parameter {key!r} is given twice")
-        values[key] = value.strip()
     kwargs: dict[str, Any] = {}
     if "worlds" in values:
         kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
@@ -217,10 +210,7 @@ def parse_params(text: str) -> PimcParams:
 
 
 def _integer(name: str, text: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"pimc parameter {name} must be an integer, got {text!r}") from None
+    value = parse_value(text, int, f"pimc parameter {name}")
     if not lo <= value <= hi:
         raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
     return value
@@ -228,10 +218,8 @@ def _integer(name: str, text: str, lo: int, hi: int) -> int:
 
 def _rules_value(name: str, text: str) -> Any:
     if name in ("allow_rediscard", "split"):
-        if text.lower() not in ("true", "false"):
-            raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
-        return text.lower() == "true"
-    if name == "big_gin_bonus" and text.lower() == "none":
+        return parse_value(text, bool, f"pimc parameter {name}")
+    if name == "big_gin_bonus" and text.lower() == NONE:
         return None
     return _integer(name, text, -(2**31), 2**31)
 

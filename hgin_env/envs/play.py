@@ -64,7 +64,7 @@ def play_batch(
         The batched steps taken.
     """
     series = table if isinstance(table, SeriesEngine) else None
-    engine = series.engine if series is not None else table
+    engine: GinEngine = table.engine if isinstance(table, SeriesEngine) else table
     if series is not None and sheets is None:
         sheets = series.sheets
     n = engine.n
@@ -76,7 +76,7 @@ def play_batch(
     actions = np.zeros(n, dtype=np.int64)
     steps = 0
     while running.any():
-        game = series.engine if series is not None else engine
+        game = series.engine if series is not None else engine  # a series deals new hands
         masks = game.legal_action_mask()
         live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
         actions[live] = masks[live].argmax(axis=1)
