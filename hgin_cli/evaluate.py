@@ -47,8 +47,8 @@ from agents.evaluation.report import (
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.policies.model import PolicyLoadError, load_policy
 from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_env.envs.spec import parse_rules
 from hgin_env.envs.workers import EnvWorkerError
-from hgin_ui.terminal import parse_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

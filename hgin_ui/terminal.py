@@ -42,52 +42,6 @@ class MoveError(ValueError):
     """A move that is not read or not legal; the message is what the player is told."""
 
 
-def _quoted(text: str) -> str:
-    """``repr(text)``, cut to about 40 characters (a message quotes little of the input)."""
-    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
-
-
-def parse_rules(items: list[str], prefix: str = "--rules ") -> RulesConfig:
-    """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``).
-
-    Args:
-        items: the ``key=value`` items.
-        prefix: what each message starts with (``--rules `` on the command line; the
-            web table says ``rules: ``).
-
-    Raises:
-        ValueError: an item that is not ``key=value``, an unknown field, a value of the
-            wrong kind for its field, or one out of its range, each named.
-    """
-    defaults = RulesConfig().to_dict()
-    data: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key, low = key.strip(), value.strip().lower()
-        if not sep:
-            raise ValueError(f"{prefix}expects key=value, got {_quoted(item)}")
-        if key not in defaults:
-            known = ", ".join(defaults)
-            raise ValueError(f"{prefix}unknown rules field {_quoted(key)}; the fields are {known}")
-        default = defaults[key]
-        if isinstance(default, bool):
-            if low not in ("true", "false"):
-                raise ValueError(f"{prefix}{key}: expected true or false, got {_quoted(value)}")
-            data[key] = low == "true"
-        elif default is None and low in ("none", "null", "off"):
-            data[key] = None
-        else:
-            try:
-                data[key] = int(value)
-            except ValueError as exc:
-                kind = "an integer or none" if default is None else "an integer"
-                raise ValueError(f"{prefix}{key}: expected {kind}, got {_quoted(value)}") from exc
-    try:
-        return RulesConfig.from_dict(data)
-    except ValueError as exc:  # a range: "RulesConfig.knock_limit must be in 0..100, got 200"
-        raise ValueError(prefix + str(exc).removeprefix("RulesConfig.")) from exc
-
-
 def input_text(action: int) -> str:
     """What a person types for an action: ``"7H"``, ``"knock 7H"``, ``"draw"``..."""
     action = int(action)
@@ -346,4 +300,4 @@ def _after(
         write(_hand_banner(session, who))
 
 
-__all__ = ["GameSession", "MoveError", "input_text", "parse_rules", "play"]
+__all__ = ["GameSession", "MoveError", "input_text", "play"]

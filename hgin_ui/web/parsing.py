@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 
 from hgin_env.engine.config import RulesConfig
-from hgin_ui.terminal import parse_rules
+from hgin_env.envs.spec import NONE, parse_value, split_items
 
 #: the largest seed: the engine's keys are 64-bit
 MAX_SEED = 2**64 - 1
@@ -169,16 +169,45 @@ def seat_field(data: dict[str, Any], default: int) -> int:
     return value
 
 
+def page_rules(text: str) -> RulesConfig:
+    """The rules of the page's Rules box, in the one spec grammar's ``key=value`` items.
+
+    Each error names its field in the page's words: an unknown field before its value
+    is read, a true/false field asks for true or false, a range without ``RulesConfig.``.
+
+    Raises:
+        ValueError: ``rules: ...`` naming the item or the field.
+    """
+    values = split_items(text.replace(",", " ").split(), "rules")
+    defaults = RulesConfig().to_dict()
+    for key in values:
+        if key not in defaults:
+            known = ", ".join(defaults)
+            raise ValueError(f"rules: unknown rules field {shown(key)}; the fields are {known}")
+    data: dict[str, Any] = {}
+    for key, raw in values.items():
+        default = defaults[key]
+        if default is None and raw.lower() == NONE:  # a field that may be off
+            data[key] = None
+        else:
+            kind = bool if isinstance(default, bool) else int
+            data[key] = parse_value(raw, kind, f"rules: {key}")
+    try:
+        return RulesConfig.from_dict(data)
+    except ValueError as exc:  # a range: "RulesConfig.knock_limit must be in 0..100, got 200"
+        raise ValueError("rules: " + str(exc).removeprefix("RulesConfig.")) from exc
+
+
 def rules_field(data: dict[str, Any], default: RulesConfig) -> RulesConfig:
     """The rules from ``key=value`` items (spaces or commas between them).
 
     Raises:
-        ApiError: 400 with ``parse_rules``' reason (``rules: knock_limit: ...``).
+        ApiError: 400 with ``page_rules``' reason (``rules: knock_limit must be ...``).
     """
     if "rules" not in data:
         return default
     text = text_field(data, "rules", "")
     try:
-        return parse_rules(text.replace(",", " ").split(), prefix="rules: ")
+        return page_rules(text)
     except ValueError as exc:
         raise ApiError(400, str(exc)) from exc

@@ -236,11 +236,11 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
     assert client.post("/api/play/nosuch/move", json={"move": "draw"}).status_code == 404
     cases = [
         ({"opponent": "nosuchbot"}, "unknown opponent 'nosuchbot': choose one the server lists"),
-        ({"rules": "knock_limit=x"}, "rules: knock_limit: expected an integer, got 'x'"),
-        ({"rules": "allow_rediscard=yes"}, "rules: allow_rediscard: expected true or false"),
+        ({"rules": "knock_limit=x"}, "rules: knock_limit must be an integer, got 'x'"),
+        ({"rules": "allow_rediscard=yes"}, "rules: allow_rediscard must be true or false"),
         ({"rules": "prior=/x"}, "rules: unknown rules field 'prior'; the fields are knock_limit"),
         ({"rules": "knock_limit=200"}, "rules: knock_limit must be in 0..100, got 200"),
-        ({"rules": "knock_limit"}, "rules: expects key=value, got 'knock_limit'"),
+        ({"rules": "knock_limit"}, "rules: bad item 'knock_limit': write key=value"),
         ({"rules": "colour=3"}, "rules: unknown rules field 'colour'"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
         ({"seed": -1}, "the seed must be a whole number from 0 to 18446744073709551615, got -1"),
@@ -394,7 +394,7 @@ def test_watch_plays_both_seats_face_up_and_saves_hands(client) -> None:
 
 def test_options_list_the_policies_and_the_command_line_defaults() -> None:
     """The page's forms start from the command line: opponent, seat, names, rules, seed."""
-    from hgin_ui.terminal import parse_rules
+    from hgin_env.envs.spec import parse_rules
 
     rules = parse_rules(["knock_limit=7", "big_gin_bonus=31"])
     app = create_app(Defaults("expert", 1, ("Ann", "Bob"), rules, 5))
