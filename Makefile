@@ -5,7 +5,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup browser run test test-all lint format bench results clean
+.PHONY: setup browser run test test-all slowest lint format bench results clean
+
+# pytest on both cores (pytest-xdist): each test file is one group, the Ray tests one more
+# (tests/conftest.py), so module fixtures are built once and one Ray cluster runs at a time
+XDIST := -n 2 --dist loadgroup
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +43,14 @@ test: setup browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest --cov=hgin_env --cov=agents --cov-report=term:skip-covered
+	$(PY) -m pytest $(XDIST) --cov=hgin_env --cov=agents --cov-report=term:skip-covered
 
 test-all: setup
-	$(PY) -m pytest -m ''
+	$(PY) -m pytest $(XDIST) -m ''
+
+# the 20 slowest tests of the default selection (setup and teardown counted apart)
+slowest: setup
+	$(PY) -m pytest $(XDIST) -q --durations=20 --durations-min=0
 
 lint: setup
 	$(VENV)/bin/ruff check .
