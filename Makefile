@@ -63,8 +63,8 @@ format: setup
 
 # the peers (OpenSpiel, RLCard) come with the dev extra
 bench: setup
-	$(PY) benchmarks/engine_speed.py
-	$(PY) benchmarks/env_speed.py
+	$(PY) -m benchmarks.engine_speed
+	$(PY) -m benchmarks.env_speed
 
 # The shipped agent's results table, docs/results.md (section The shipped agent): 2000 full
 # series against each bot, seeds apart from training; also rewrites its eval.json.

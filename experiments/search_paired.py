@@ -10,29 +10,25 @@ standard error is far below that of two separate matches.
 
 Usage::
 
-    python experiments/search_paired.py pimc:worlds=64,rollout=ppo-cards,objective=points \
+    python -m experiments.search_paired pimc:worlds=64,rollout=ppo-cards,objective=points \
         ppo-cards --baseline ppo-cards --hands 200
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.policies.model import load_policy  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.game import GinEngine  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
-from hgin_env.engine.keys import Salt, hash_stream  # noqa: E402
-from hgin_env.envs.observation import encode_observations  # noqa: E402
-from hgin_env.envs.policy import Policy, accepts_keys  # noqa: E402
+from agents.policies.model import load_policy
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, hash_stream
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import Policy, accepts_keys
 
 
 def play_hands(a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig) -> np.ndarray:

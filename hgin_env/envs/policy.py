@@ -6,8 +6,8 @@ A policy is any object with a batched ``act(observations, action_masks) -> actio
 
 Names map to factories in a registry; ``random`` is built in, and installed packages add
 theirs through the ``hgin_env.policies`` entry points (as Gymnasium plugins add envs):
-hollywood-gin's own ``pyproject.toml`` declares ``simple`` and ``expert``, and a source
-of model files and shipped models (``__models__``). So ``HollywoodGinVecEnv(opponent=
+hollywood-gin's own ``pyproject.toml`` declares its bots, the search and a source of
+model files and shipped models (``__models__``). So ``HollywoodGinVecEnv(opponent=
 "expert")`` works in any process, env workers included, without importing ``agents``
 first, and nothing here imports it (imports flow one way, engine -> envs -> agents).
 A third-party package adds a bot the same way::
