@@ -77,7 +77,7 @@ def _run(bin_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_wheel_imports_its_own_copy(installed: Path) -> None:
-    """The venv imports the wheel's ``agents`` and finds its models and configs inside it."""
+    """The venv imports the wheel's ``agents``, whose data holds the models and configs."""
     code = (
         "import agents; from agents.policies.model import MODELS_DIR;"
         "from agents.training.config import DEFAULT_CONFIG;"
@@ -89,6 +89,9 @@ def test_wheel_imports_its_own_copy(installed: Path) -> None:
     venv_dir = str(installed.parent)
     assert all(p.startswith(venv_dir) for p in paths), paths
     assert Path(paths[2]).is_file() and (Path(paths[1]) / "ppo-league2" / "model.zip").is_file()
+    site = Path(paths[0]).parents[1]
+    tops = {p.name for p in site.iterdir() if p.is_dir() and not p.name.endswith(".dist-info")}
+    assert tops == {"agents", "hgin_env", "hgin_ui", "hgin_cli"}  # no top-level models, configs
 
 
 def test_wheel_evaluates_a_shipped_model(installed: Path) -> None:
