@@ -7,9 +7,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup browser run test test-all slowest lint format bench results clean
 
-# pytest on both cores (pytest-xdist): each test file is one group, the Ray tests one more
-# (tests/conftest.py), so module fixtures are built once and one Ray cluster runs at a time
-XDIST := -n 2 --dist loadgroup
+# pytest on both cores (pytest-xdist): each test file is one work unit, the Ray files one
+# more, sent first (tests/conftest.py): module fixtures are built once, one Ray cluster runs
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
