@@ -53,7 +53,6 @@ def test_a_good_record_replays(tmp_path: Path, capsys) -> None:
         (lambda r: r.__setitem__("names", [1, 2]), "names must hold 2 names"),
         (lambda r: r.__setitem__("result", [1]), "result must be an object"),
         (lambda r: r.__setitem__("dealt", 5), "dealt must be a list"),
-        (lambda r: r.__setitem__("info", [1]), "info must be an object"),
     ],
 )
 def test_malformed_records_exit_2_with_one_line(change, message, tmp_path: Path, capsys) -> None:
@@ -83,7 +82,7 @@ def test_an_integer_past_the_digit_limit_is_not_json(tmp_path: Path, capsys) -> 
     path = tmp_path / "huge.jsonl"
     path.write_text('{"version": ' + "9" * 4301 + "}\n")
     status, lines = run_replay(path, capsys)
-    assert status == 2 and len(lines) == 1 and "not JSON" in lines[0], lines
+    assert status == 2 and len(lines) == 1 and "number too long" in lines[0], lines
 
 
 def test_a_mismatching_record_still_exits_1(tmp_path: Path, capsys) -> None:
