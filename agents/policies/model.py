@@ -19,7 +19,6 @@ problem. ``sb3_contrib`` (and torch) are imported only when a model is loaded.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import (
     Policy,
     PolicyLoadError,
+    is_variant,
     registered_policies,
     resolve_policy,
     unknown_policy_message,
@@ -151,7 +151,7 @@ def model_file(spec: str | Path) -> Path | None:
     """
     text = str(spec)
     path = Path(text).expanduser()
-    if not path.exists() and _is_variant(text):
+    if not path.exists() and is_variant(text):
         return None  # a registered name with options, whose options may hold a path
     if path.is_dir() and (path / MODEL_FILE).exists():
         return path / MODEL_FILE
@@ -159,12 +159,6 @@ def model_file(spec: str | Path) -> Path | None:
         return path
     shipped = MODELS_DIR / text / MODEL_FILE
     return shipped if shipped.exists() else None
-
-
-def _is_variant(text: str) -> bool:
-    """Whether ``text`` is a registered name with a version or options (``simple@1``)."""
-    base = re.split("[@:]", text, maxsplit=1)[0]
-    return base != text and base in registered_policies()
 
 
 def policy_problem(spec: str, model_only: bool = False) -> str | None:
@@ -180,7 +174,7 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
     text = str(spec)
     if text in registered_policies() and not model_only:
         return None
-    if not model_only and _is_variant(text):  # a version or options of a bot or search
+    if not model_only and is_variant(text):  # a version or options of a bot or search
         try:
             resolve_policy(text)
         except ValueError as exc:
@@ -201,6 +195,9 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
 
 class ModelSource:
     """The models as a ``PolicySource``: shipped names, model files, RLlib checkpoints."""
+
+    #: asked for the specs no registered name claims (paths)
+    serves_paths = True
 
     def names(self) -> list[str]:
         """The shipped models' names."""

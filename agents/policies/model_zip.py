@@ -48,8 +48,8 @@ def model_zip_problem(path: Path) -> str | None:
         return f"corrupt zip (entry {bad} fails its CRC check)"
     missing = [entry for entry in REQUIRED_ENTRIES if entry not in names]
     if missing:
-        entries = ", ".join(map(repr, missing))
-        return f"not a Stable-Baselines3 model (no {entries} entry in the zip)"
+        entries = ", ".join(f"no {entry!r} entry" for entry in missing)
+        return f"not a Stable-Baselines3 model ({entries} in the zip)"
     return None
 
 

@@ -48,7 +48,7 @@ def test_both_loaders_give_one_text_for_each_bad_zip(good, tmp_path):
     cases = [
         (rewrite(good, tmp_path / "crc.zip", damage="policy.pth"), "policy.pth fails its CRC"),
         (rewrite(good, tmp_path / "nopolicy.zip", drop="policy.pth"), "no 'policy.pth' entry"),
-        (foreign, "no 'data', 'policy.pth' entry"),
+        (foreign, "no 'data' entry, no 'policy.pth' entry"),
     ]
     for path, problem in cases:
         with pytest.raises(PolicyLoadError) as played:
