@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
+    from hgin_env.envs.policy import PolicyLoadError
     from hgin_env.envs.workers import EnvWorkerError
 
     try:
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         result = train(
             config, run_name=args.run_name, resume=args.resume, overrides=overrides, **kwargs
         )
-    except (ConfigError, CheckpointError, RayClusterError) as exc:
+    except (ConfigError, CheckpointError, PolicyLoadError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except EnvWorkerError as exc:  # a worker process died; a checkpoint was written

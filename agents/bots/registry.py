@@ -86,7 +86,7 @@ def exact_bot_name(spec: str) -> str | None:
     ``simple`` gives ``simple@2``. A bot name with a bad version or option raises
     ``ValueError`` (see ``parse_bot_spec``).
     """
-    if spec.split("@")[0].split(":")[0] not in BOTS:
+    if split_spec(spec)[0] not in BOTS:
         return None
     cls, params = parse_bot_spec(spec)
     return cls(params=params).spec
@@ -100,13 +100,11 @@ class BotSource:
         return sorted(BOTS)
 
     def load(self, spec: str, seed: int | None) -> Bot | None:
-        """The bot ``spec`` names; None when ``spec`` is no bot name.
+        """The bot ``spec`` names (the resolver passes the specs whose name is a bot's).
 
         Raises:
             PolicyLoadError: a bot name with an unknown version or a bad option.
         """
-        if spec.split("@")[0].split(":")[0] not in BOTS:
-            return None
         try:
             return bot_factory(spec)(seed)
         except ValueError as exc:

@@ -19,19 +19,19 @@ problem. ``sb3_contrib`` (and torch) are imported only when a model is loaded.
 
 from __future__ import annotations
 
-import re
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from agents.policies.model_zip import MODEL_FILE, open_model_zip
 from agents.shipped import shipped_dir
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import (
     Policy,
     PolicyLoadError,
+    is_variant,
     registered_policies,
     resolve_policy,
     unknown_policy_message,
@@ -39,25 +39,6 @@ from hgin_env.envs.policy import (
 
 #: where shipped models live: ``models/<name>/model.zip`` (the checkout's or the wheel's)
 MODELS_DIR = shipped_dir("models")
-MODEL_FILE = "model.zip"
-
-
-def read_zip_entries(path: Path) -> tuple[set[str], str | None]:
-    """The entry names of a zip file and, if it is damaged, what is wrong with it.
-
-    Returns:
-        ``(names, problem)``: ``problem`` is None for an intact zip, else a short text
-        (unreadable archive, or the first entry failing its CRC check).
-    """
-    try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        return set(), f"not a readable zip: {exc}"
-    if bad is not None:
-        return names, f"entry {bad} fails its CRC check"
-    return names, None
 
 
 def load_model(path: str | Path) -> Any:
@@ -70,36 +51,11 @@ def load_model(path: str | Path) -> Any:
         The ``sb3_contrib.MaskablePPO`` model.
 
     Raises:
-        PolicyLoadError: the file is missing, not a zip, a corrupt zip or not a
-            MaskablePPO model, or its observation/action space does not match
-            ``OBS_DIM`` / ``N_ACTIONS``.
+        PolicyLoadError: the file is not an intact model zip (``model_zip.open_model_zip``),
+            or its observation/action space does not match ``OBS_DIM`` / ``N_ACTIONS``.
     """
     path = Path(path)
-    if not path.exists():
-        raise PolicyLoadError(f"cannot load model {path}: no such file")
-    if path.is_dir():
-        raise PolicyLoadError(f"cannot load model {path}: is a directory without {MODEL_FILE}")
-    if not zipfile.is_zipfile(path):
-        raise PolicyLoadError(
-            f"cannot load model {path}: not a zip file (MaskablePPO .zip expected)"
-        )
-    names, problem = read_zip_entries(path)
-    if problem is not None:
-        raise PolicyLoadError(f"cannot load model {path}: corrupt zip ({problem})")
-    if "data" not in names:
-        raise PolicyLoadError(
-            f"cannot load model {path}: not a Stable-Baselines3 model (no 'data' entry in the zip)"
-        )
-    from sb3_contrib import MaskablePPO
-
-    try:
-        model = MaskablePPO.load(path, device="cpu")
-    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 is a load problem
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise PolicyLoadError(
-            f"cannot load model {path}: corrupt or not a MaskablePPO model "
-            f"({type(exc).__name__}: {message})"
-        ) from exc
+    model = open_model_zip(path, device="cpu")
     _check_spaces(model, path)
     _check_plays(model, path)
     return model
@@ -194,7 +150,7 @@ def model_file(spec: str | Path) -> Path | None:
     """
     text = str(spec)
     path = Path(text).expanduser()
-    if not path.exists() and _is_variant(text):
+    if not path.exists() and is_variant(text):
         return None  # a registered name with options, whose options may hold a path
     if path.is_dir() and (path / MODEL_FILE).exists():
         return path / MODEL_FILE
@@ -202,12 +158,6 @@ def model_file(spec: str | Path) -> Path | None:
         return path
     shipped = MODELS_DIR / text / MODEL_FILE
     return shipped if shipped.exists() else None
-
-
-def _is_variant(text: str) -> bool:
-    """Whether ``text`` is a registered name with a version or options (``simple@1``)."""
-    base = re.split("[@:]", text, maxsplit=1)[0]
-    return base != text and base in registered_policies()
 
 
 def policy_problem(spec: str, model_only: bool = False) -> str | None:
@@ -223,7 +173,7 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
     text = str(spec)
     if text in registered_policies() and not model_only:
         return None
-    if not model_only and _is_variant(text):  # a version or options of a bot or search
+    if not model_only and is_variant(text):  # a version or options of a bot or search
         try:
             resolve_policy(text)
         except ValueError as exc:
@@ -244,6 +194,9 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
 
 class ModelSource:
     """The models as a ``PolicySource``: shipped names, model files, RLlib checkpoints."""
+
+    #: asked for the specs no registered name claims (paths)
+    serves_paths = True
 
     def names(self) -> list[str]:
         """The shipped models' names."""

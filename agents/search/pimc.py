@@ -54,7 +54,7 @@ from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import decode_observations, encode_observations
 from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
-from hgin_env.envs.spec import NONE, parse_value, split_items
+from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 
 #: the family name the registry knows
 NAME = "pimc"
@@ -231,7 +231,7 @@ def check_rollout(name: str, parameter: str = "rollout") -> None:
     """
     from agents.policies.model import policy_problem
 
-    if name.split(":")[0] == NAME:
+    if split_spec(name)[0] == NAME:
         raise ValueError(f"pimc parameter {parameter} cannot be a pimc search")
     problem = policy_problem(name)
     if problem is not None:
@@ -540,16 +540,18 @@ class SearchSource:
         return ["pimc"]
 
     def load(self, spec: str, seed: int | None) -> PimcPolicy | None:
-        """The search ``spec`` names; None when ``spec`` is not ``pimc[:PARAMS]``.
+        """The search ``spec`` names; None for a version (``pimc@1``: the search has none).
+
+        The resolver passes the specs named ``pimc`` (``pimc``, ``pimc:PARAMS``).
 
         Raises:
             PolicyLoadError: a bad parameter (named in the message).
         """
-        name, _, params = spec.partition(":")
-        if name != "pimc":
+        _, version, params = split_spec(spec)
+        if version is not None:
             return None
         try:
-            return make_pimc(params, seed)
+            return make_pimc(params or "", seed)
         except PolicyLoadError:
             raise
         except ValueError as exc:

@@ -25,8 +25,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from agents.policies.model import read_zip_entries
-
 #: a checkpoint of either backend: ``ckpt_<steps>.zip`` (SB3) or the folder ``ckpt_<steps>``
 #: (RLlib), always with its state ``ckpt_<steps>.json``; steps zero-padded to 12 digits
 CHECKPOINT_RE = re.compile(r"^ckpt_(\d+)(\.zip)?$")
@@ -232,20 +230,6 @@ def latest_checkpoint(folder: Path) -> Path:
             "again (delete the folder to reuse its name)"
         )
     return found[-1]
-
-
-def check_model_zip(path: Path) -> None:
-    """Raise ``CheckpointError`` unless ``path`` is an intact SB3 model zip."""
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {path} does not exist")
-    names, problem = read_zip_entries(path)
-    if problem is not None:
-        raise CheckpointError(f"checkpoint {path} is corrupt: {problem}")
-    missing = {"data", "policy.pth"} - names
-    if missing:
-        raise CheckpointError(
-            f"checkpoint {path} is not a Stable-Baselines3 model (missing {sorted(missing)})"
-        )
 
 
 def read_state(path: Path) -> TrainState:

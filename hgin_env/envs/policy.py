@@ -46,6 +46,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from hgin_env.engine.keys import to_uniform
+from hgin_env.envs.spec import split_spec
 
 
 @runtime_checkable
@@ -202,6 +203,9 @@ class PolicySource(Protocol):
 
     Registered through an entry point whose name is wrapped in double underscores
     (``__models__ = "agents.policies.model:MODELS"``), as Gymnasium's ``__root__`` key.
+    The resolver splits a spec once (``hgin_env.envs.spec.split_spec``) and asks the
+    source that lists its ``NAME``; a source with ``serves_paths = True`` is also asked
+    for the specs no name claims (model files and folders).
     """
 
     def names(self) -> list[str]:
@@ -209,7 +213,7 @@ class PolicySource(Protocol):
         ...
 
     def load(self, spec: str, seed: int | None) -> Policy | None:
-        """The policy ``spec`` names, None when the spec is not this source's.
+        """The policy ``spec`` names (its ``NAME`` listed here, or a path), None if none.
 
         Raises:
             PolicyLoadError: the spec is this source's but cannot be loaded.
@@ -301,12 +305,26 @@ def _factory(name: str) -> PolicyFactory | None:
     return _REGISTRY.get(name)
 
 
+def spec_source(text: str) -> PolicySource | None:
+    """The source listing the ``NAME`` of the spec ``text`` (split once), or None."""
+    name = split_spec(text)[0]
+    return next((source for source in _SOURCES if name in source.names()), None)
+
+
+def is_variant(text: str) -> bool:
+    """Whether ``text`` is a registered name with a version or options (``simple@1``)."""
+    name = split_spec(text)[0]
+    return name != text and name in registered_policies()
+
+
 def resolve_policy(spec: str | os.PathLike[str] | Policy, seed: int | None = None) -> Policy:
     """Turn a policy name, a model path or a policy object into a policy: the one resolver.
 
     In this order: an object with ``act`` is returned as it is; a registered or entry-point
-    name builds its policy with ``seed``; then each ``PolicySource`` is asked (the agents
-    package's serves model files, run folders, RLlib checkpoints and shipped models).
+    name builds its policy with ``seed``; a spec whose ``NAME`` a ``PolicySource`` lists
+    goes to that source (the bots with their versions and options, the search with its
+    parameters, the shipped models); any other spec goes to the sources that serve paths
+    (the agents package's: model files, run folders, RLlib checkpoints).
 
     Raises:
         PolicyLoadError: for a spec that names nothing (one text, listing the known names),
@@ -323,8 +341,12 @@ def resolve_policy(spec: str | os.PathLike[str] | Policy, seed: int | None = Non
     factory = _factory(text)
     if factory is not None:
         return factory(seed)
-    for source in _SOURCES:
+    source = spec_source(text)
+    if source is not None:
         policy = source.load(text, seed)
-        if policy is not None:
-            return policy
-    raise PolicyLoadError(unknown_policy_message(text))
+    else:
+        paths = (source for source in _SOURCES if getattr(source, "serves_paths", False))
+        policy = next(filter(None, (source.load(text, seed) for source in paths)), None)
+    if policy is None:
+        raise PolicyLoadError(unknown_policy_message(text))
+    return policy

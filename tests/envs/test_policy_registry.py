@@ -213,3 +213,32 @@ def test_pyproject_registers_each_policy_name_once(fresh_registry) -> None:
     assert len(served) == len(set(served)) and not set(plain) & set(served)
     assert type(resolve_policy("simple", seed=1)).__name__ == "SimpleBot"
     assert {"simple", "expert", "patient", "tempo"} <= set(registered_policies())
+
+
+class SpySource:
+    """A source serving the name ``zzz`` that records every spec it is asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def names(self) -> list[str]:
+        """The one name it lists."""
+        return ["zzz"]
+
+    def load(self, spec: str, seed: int | None) -> object:
+        """Record the spec and serve the random policy."""
+        self.asked.append(spec)
+        return registry.RandomPolicy(seed)
+
+
+def test_the_resolver_asks_only_the_source_that_lists_the_name(monkeypatch) -> None:
+    """A spec is split once and goes to the source listing its name; no other is asked."""
+    registered_policies()  # the entry points are read before the sources are patched
+    spy = SpySource()
+    monkeypatch.setattr(registry, "_SOURCES", [*registry._SOURCES, spy])
+    with pytest.raises(PolicyLoadError, match="unknown policy 'qqq'"):
+        resolve_policy("qqq")
+    resolve_policy("simple@1")
+    assert spy.asked == []
+    assert isinstance(resolve_policy("zzz@2:k=1", seed=0), registry.RandomPolicy)
+    assert spy.asked == ["zzz@2:k=1"]

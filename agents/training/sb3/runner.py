@@ -52,9 +52,10 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
+from agents.policies.model_zip import open_model_zip
 from agents.training.best_response import best_response_config
 from agents.training.card_net import CardNetPolicy
-from agents.training.checkpoint import CheckpointError, TrainState, check_model_zip, save_model
+from agents.training.checkpoint import CheckpointError, TrainState, save_model
 from agents.training.config import ConfigError, TrainConfig, save_config
 from agents.training.opponents import TrainingOpponents, attach
 from agents.training.run import RunStart, TrainResult, drive, open_run, start
@@ -69,6 +70,7 @@ from agents.training.sb3.callbacks import (
 from agents.training.sb3.league_callback import LeagueCallback
 from agents.training.sb3.pretrain import pretrain
 from hgin_env.engine.keys import SeedStream, session_seed, sub_seed
+from hgin_env.envs.policy import PolicyLoadError
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -104,14 +106,10 @@ def load_model(
     Raises:
         CheckpointError: a missing or corrupt file, naming it.
     """
-    check_model_zip(path)
     try:
-        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom_objects)
-    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 means an unusable file
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise CheckpointError(
-            f"checkpoint {path} cannot be loaded: {type(exc).__name__}: {first}"
-        ) from exc
+        return open_model_zip(path, env=env, device=device, custom_objects=custom_objects)
+    except PolicyLoadError as exc:  # the model zip's one error text, as a checkpoint problem
+        raise CheckpointError(str(exc)) from exc
 
 
 def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:

@@ -124,6 +124,7 @@ def test_bad_model_paths_give_clear_errors(tmp_path):
     corrupt = tmp_path / "corrupt.zip"
     with zipfile.ZipFile(corrupt, "w") as z:
         z.writestr("data", "{not json")
+        z.writestr("policy.pth", "not weights")
     empty = tmp_path / "other.zip"
     with zipfile.ZipFile(empty, "w") as z:
         z.writestr("readme.txt", "hello")
