@@ -497,3 +497,89 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         data.pop("features_extractor_class", None)
         data.pop("features_extractor_kwargs", None)
         return data
+
+
+class CardActorCritic(nn.Module):
+    """The card network outside SB3: ``CardNetPolicy``'s trunk, heads and value layer.
+
+    Its parameters are named as in ``CardNetPolicy.state_dict()`` (``features_extractor.``,
+    ``mlp_extractor.``, ``value_net.``; SB3's aliases ``pi_features_extractor.`` and
+    ``vf_features_extractor.`` of the shared trunk aside, see ``sb3_card_weights``), so one
+    set of weights plays in either: the rllib backend trains it inside an RLModule
+    (``agents.training.rllib.module``) and ``agents.policies.rllib_policy`` plays it.
+
+    Args:
+        obs_width: the observation's width (a layout's ``OBS_DIM``, plus ``PRIVILEGED_DIM``
+            for a privileged critic).
+        net_arch: hidden sizes of the pickup and value MLPs.
+        channels: features per card.
+        blocks: residual blocks.
+        ortho_init: initialise as ``CardNetPolicy`` does (SB3's orthogonal gains, the
+            logit layers near zero); False leaves torch's defaults (weights get loaded).
+    """
+
+    def __init__(
+        self,
+        obs_width: int = OBS_DIM,
+        net_arch: list[int] | tuple[int, ...] = (128,),
+        channels: int = 32,
+        blocks: int = 3,
+        ortho_init: bool = True,
+    ) -> None:
+        super().__init__()
+        space = gym.spaces.Box(-np.inf, np.inf, (obs_width,), np.float32)
+        self.features_extractor = CardTrunk(space, channels, blocks)
+        trunk = self.features_extractor
+        hidden = list(net_arch)
+        self.mlp_extractor = CardHeads(
+            channels, hidden, trunk.critic_dim, n_context=trunk.n_context
+        )
+        self.value_net = nn.Linear(hidden[-1], 1)
+        if ortho_init:
+            self._initialise()
+
+    def _initialise(self) -> None:
+        """``CardNetPolicy``'s initialisation: SB3's gains, then its own logit layers."""
+        gains = {self.features_extractor: np.sqrt(2), self.mlp_extractor: np.sqrt(2)}
+        gains[self.value_net] = 1.0
+        for module, gain in gains.items():
+            for layer in module.modules():
+                if isinstance(layer, nn.Linear | nn.Conv2d):
+                    nn.init.orthogonal_(layer.weight, gain=gain)
+                    nn.init.zeros_(layer.bias)
+        heads = self.mlp_extractor
+        for layer in (heads.cards, heads.pickup[-1]):
+            nn.init.orthogonal_(layer.weight, gain=0.01)
+            nn.init.zeros_(layer.bias)
+        if hasattr(heads, "privileged_value"):
+            nn.init.zeros_(heads.privileged_value[-1].weight)
+            nn.init.zeros_(heads.privileged_value[-1].bias)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """``[B, obs_width]`` (or the plain width) -> the trunk's ``[B, features_dim]``."""
+        return self.features_extractor(obs)
+
+    def logits_of(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B, 107]`` unmasked action logits from the trunk's features."""
+        return self.mlp_extractor.forward_actor(features)
+
+    def value_of(self, features: torch.Tensor) -> torch.Tensor:
+        """``[B]`` value estimates from the trunk's features."""
+        return self.value_net(self.mlp_extractor.forward_critic(features)).squeeze(-1)
+
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """float[B, 107] unmasked action logits."""
+        return self.logits_of(self.features(obs))
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """float[B] value estimates."""
+        return self.value_of(self.features(obs))
+
+
+#: SB3's aliases of the shared trunk in ``CardNetPolicy.state_dict()``
+SB3_TRUNK_ALIASES = ("pi_features_extractor.", "vf_features_extractor.")
+
+
+def sb3_card_weights(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``CardNetPolicy.state_dict()`` as ``CardActorCritic``'s: without the trunk's aliases."""
+    return {k: v for k, v in state.items() if not k.startswith(SB3_TRUNK_ALIASES)}

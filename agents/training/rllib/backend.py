@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import pickle
 import shutil
 import time
 from dataclasses import asdict
@@ -51,7 +50,9 @@ from agents.policies.rllib_policy import (
     POLICY_FILE,
     SHARED_MODULE,
     RLlibPolicy,
+    network_spec,
     policy_spec,
+    write_policy_folder,
 )
 from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
@@ -72,8 +73,9 @@ from agents.training.runner import (
     load_run_config,
     open_run,
 )
-from hgin_env.engine.keys import driver_seeds
+from hgin_env.engine.keys import driver_seeds, session_seed
 from hgin_env.envs.config import EnvConfig
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
 FIELD_MAP = {
@@ -90,13 +92,15 @@ FIELD_MAP = {
     "ent_coef": "training(entropy_coeff=...)",
     "vf_coef": "training(vf_loss_coeff=...)",
     "max_grad_norm": "training(grad_clip=..., grad_clip_by='global_norm')",
-    "net_arch": "the RLModule's policy and value MLPs",
-    "activation": "the RLModule's activation",
+    "policy": "the RLModule's network: mlp (MaskedActorCritic) or cards (CardActorCritic, "
+    "SB3's CardNetPolicy layout)",
+    "net_arch": "the RLModule's policy and value MLPs (cards: its pickup and value MLPs)",
+    "activation": "the RLModule's activation (mlp)",
+    "card_channels": "the card trunk's channels (cards)",
+    "card_blocks": "the card trunk's residual blocks (cards)",
     "ortho_init": "the RLModule's initialisation",
     "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
 }
-#: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
-CARD_FIELDS = ("card_channels", "card_blocks")
 
 
 def check_config(config: TrainConfig) -> None:
@@ -119,7 +123,6 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
     """
     p, default = config.ppo, PPOConfig()
     found = [
-        (p.policy != "mlp", "ppo.policy", "only 'mlp' is available (the 'cards' network is SB3's)"),
         (
             p.target_kl is not None,
             "ppo.target_kl",
@@ -132,11 +135,6 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
             "false: RLlib always standardizes the advantages (per rollout)",
         ),
         (p.device != "cpu", "ppo.device", "only 'cpu'"),
-        (
-            config.pretrain.active,
-            "pretrain",
-            "init_from / teacher start a MaskablePPO network; not available",
-        ),
         (
             config.stats_window != TrainConfig().stats_window,
             "stats_window",
@@ -246,11 +244,7 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
         .rl_module(
             rl_module_spec=RLModuleSpec(
                 module_class=MaskedPPOModule,
-                model_config={
-                    "net_arch": list(p.net_arch),
-                    "activation": p.activation,
-                    "ortho_init": p.ortho_init,
-                },
+                model_config={"network": network(config), "ortho_init": p.ortho_init},
             )
         )
         .callbacks(on_environment_created=seed_worker)
@@ -278,6 +272,13 @@ def seed_driver(seed: int) -> None:
     torch.manual_seed(torch_seed)
 
 
+def network(config: TrainConfig) -> dict[str, Any]:
+    """The ``network_spec`` of the run's RLModule (``ppo.policy`` and its sizes)."""
+    p = config.ppo
+    width = OBS_DIM + PRIVILEGED_DIM * config.env.privileged
+    return network_spec(p.policy, p.net_arch, width, p.activation, p.card_channels, p.card_blocks)
+
+
 def module_id(config: TrainConfig) -> str:
     """The RLModule the run trains: ``shared`` in self-play, else RLlib's default."""
     return SHARED_MODULE if config.opponents.selfplay.enabled else DEFAULT_MODULE
@@ -290,18 +291,8 @@ def module_state(algo: Any, module: str = DEFAULT_MODULE) -> dict[str, np.ndarra
 
 
 def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig) -> Path:
-    """A policy-only folder: ``module_state.pkl`` and ``hgin_policy.json`` (replaced whole)."""
-    tmp = folder.with_name(f".{folder.name}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    with (tmp / "module_state.pkl").open("wb") as f:
-        pickle.dump(state, f)
-    spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
-    spec["module_state"] = "module_state.pkl"  # the weights alone, next to the spec
-    (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(tmp, folder)
-    return folder
+    """A policy-only folder of the run's network (``rllib_policy.write_policy_folder``)."""
+    return write_policy_folder(folder, state, network(config))
 
 
 def checkpoint_dir(folder: Path, steps: int) -> Path:
@@ -322,7 +313,7 @@ def write_checkpoint(
     tmp = path.with_name(f".{path.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    spec = policy_spec(config.ppo.net_arch, config.ppo.activation, module=module_id(config))
+    spec = policy_spec(network(config), module=module_id(config))
     (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
     shutil.rmtree(path, ignore_errors=True)
     os.replace(tmp, path)
@@ -468,7 +459,8 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
     seed_driver(config.seed)
     algo = algorithm_config(config, env_runners).build_algo()
     try:
-        if checkpoint is not None:
+        if checkpoint is None and config.pretrain.active:
+            start_from(algo, pretrained_weights(config, run_dir), module_id(config))
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
         writer = SummaryWriter(str(run_dir / "tb"))
@@ -476,6 +468,51 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
         return _learn(session, checkpoint is None)
     finally:
         algo.stop()
+
+
+def pretrained_weights(config: TrainConfig, run_dir: Path) -> dict[str, np.ndarray]:
+    """``config.pretrain`` done by the SB3 path's code; the network's weights afterwards.
+
+    ``agents.training.pretrain.pretrain`` runs on a MaskablePPO of the run's network (the
+    same layout, ``agents.training.rllib.convert``) in the SB3 training env: the same
+    start weights (``init_from``, widened across observation layouts), the same teacher
+    data and the same imitation loss. Its summary goes to ``pretrain.json``.
+    """
+    from agents.training.opponents import TrainingOpponents
+    from agents.training.pretrain import pretrain
+    from agents.training.rllib.convert import module_weights
+    from agents.training.runner import make_env, make_model
+
+    opponents = TrainingOpponents(
+        config.opponents, config.ppo.n_envs, run_dir / "pool", config.seed
+    )
+    env = make_env(config, opponents)
+    try:
+        model = make_model(config, env)
+        env.seed(session_seed(config.seed, 0))  # the SB3 path's deals
+        summary = pretrain(model, env, config)
+    finally:
+        env.close()
+    (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
+    return module_weights(model)
+
+
+def start_from(algo: Any, weights: dict[str, np.ndarray], module: str) -> None:
+    """Load ``weights`` into the learner's module ``module`` and send them to every env runner.
+
+    Raises:
+        ConfigError: the weights do not fit the module (names the first misfit).
+    """
+    own = module_state(algo, module)
+    misfit = sorted(set(own) ^ set(weights)) or [
+        k for k in own if np.shape(own[k]) != np.shape(weights[k])
+    ]
+    if misfit:
+        raise ConfigError(f"pretrain: the start weights do not fit the RLModule ({misfit[0]})")
+    algo.learner_group.set_state({"learner": {"rl_module": {module: weights}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
 
 
 def _learn(session: Session, fresh: bool) -> TrainResult:

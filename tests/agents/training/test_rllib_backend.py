@@ -100,11 +100,9 @@ def test_masked_logits_keep_only_legal_actions():
 @pytest.mark.parametrize(
     ("override", "field"),
     [
-        ("ppo.policy=cards", "ppo.policy"),
         ("ppo.target_kl=0.02", "ppo.target_kl"),
         ("ppo.normalize_advantage=false", "ppo.normalize_advantage"),
         ("ppo.device=cuda", "ppo.device"),
-        ("pretrain.teacher=simple", "pretrain"),
         ("stats_window=100", "stats_window"),
     ],
 )
@@ -172,9 +170,9 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
     """An rllib policy folder with a damaged weights file gives a one-line load error."""
-    from agents.policies.rllib_policy import POLICY_FILE, policy_spec
+    from agents.policies.rllib_policy import POLICY_FILE, network_spec, policy_spec
 
-    spec = policy_spec((8,), "relu")
+    spec = policy_spec(network_spec("mlp", (8,)))
     spec["module_state"] = "module_state.pkl"
     (tmp_path / POLICY_FILE).write_text(json.dumps(spec))
     (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")

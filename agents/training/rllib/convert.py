@@ -1,0 +1,151 @@
+"""One network, two backends: SB3 models as RLlib policy folders and back (no Ray needed).
+
+The card network has one parameter layout on both backends: ``CardActorCritic``
+(``agents.training.card_net``) names its parameters as SB3's ``CardNetPolicy`` does, so a
+conversion copies them as they are (SB3's aliases of the shared trunk aside). The MLP's
+parameters differ in name only (``MLP_NAMES``). So a model trained on either backend
+starts, plays or joins the other's runs:
+
+- ``sb3_to_rllib(model, folder)``: a MaskablePPO ``.zip`` (or a shipped model's name) as
+  a policy folder (``hgin_policy.json`` + ``module_state.pkl``) that ``load_policy``,
+  ``evaluate.py`` and ``play.py`` read;
+- ``rllib_to_sb3(folder, path)``: an rllib checkpoint, run folder or policy folder as a
+  MaskablePPO ``.zip``;
+- ``module_weights(model)``: an SB3 model's weights as an RLModule state (the rllib
+  backend starts its learner from them after ``pretrain``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policies.rllib_policy import (
+    network_spec,
+    read_module_state,
+    read_spec,
+    rllib_checkpoint,
+    write_policy_folder,
+)
+
+#: the MLP's parameter names: ``MaskedActorCritic`` prefix -> SB3 ``MlpPolicy`` prefix
+MLP_NAMES = (
+    ("pi.", "mlp_extractor.policy_net."),
+    ("vf.", "mlp_extractor.value_net."),
+    ("action_head.", "action_net."),
+    ("value_head.", "value_net."),
+)
+#: SB3's parameters that the RLlib networks do not have: the card trunk's two aliases
+#: and the belief head (``ppo.belief_coef``, a training-time loss that play never uses)
+SB3_ONLY = ("pi_features_extractor.", "vf_features_extractor.", "mlp_extractor.belief.")
+
+
+def model_network(model: Any) -> dict[str, Any]:
+    """The ``network_spec`` of an SB3 MaskablePPO model (its policy's kind and sizes)."""
+    from agents.training.card_net import CardNetPolicy
+
+    policy = model.policy
+    width = int(model.observation_space.shape[0])
+    if isinstance(policy, CardNetPolicy):
+        trunk: Any = policy.features_extractor
+        return network_spec("cards", policy.head_sizes, width, channels=trunk.channels,
+                            blocks=len(trunk.blocks))  # fmt: skip
+    arch: Any = policy.net_arch
+    if not isinstance(arch, dict) or arch.get("pi") != arch.get("vf"):
+        raise ValueError(f"only an MLP with equal policy and value layers converts, got {arch}")
+    activation = {"ReLU": "relu", "Tanh": "tanh"}[policy.activation_fn.__name__]
+    return network_spec("mlp", list(arch["pi"]), width, activation)
+
+
+def module_weights(model: Any) -> dict[str, np.ndarray]:
+    """An SB3 model's network as an RLModule state: ``net.<name>`` -> numpy array."""
+    cards = model_network(model)["policy"] == "cards"
+    out = {}
+    for name, tensor in model.policy.state_dict().items():
+        if name.startswith(SB3_ONLY):
+            continue
+        ours = name if cards else _rename(name, [(b, a) for a, b in MLP_NAMES])
+        out[f"net.{ours}"] = tensor.detach().cpu().numpy().copy()
+    return out
+
+
+def _rename(name: str, pairs: list[tuple[str, str]]) -> str:
+    for old, new in pairs:
+        if name.startswith(old):
+            return new + name.removeprefix(old)
+    raise ValueError(f"no counterpart for the parameter {name!r}")
+
+
+def sb3_to_rllib(source: str | Path, folder: str | Path) -> Path:
+    """Write the SB3 model ``source`` (a ``.zip`` or a shipped model's name) as a policy folder.
+
+    Raises:
+        agents.policies.model.PolicyLoadError: ``source`` cannot be loaded.
+        ValueError: a network with no RLlib counterpart.
+    """
+    from agents.policies.model import load_model, model_file
+
+    model = load_model(model_file(source) or Path(source))
+    return write_policy_folder(Path(folder), module_weights(model), model_network(model))
+
+
+def rllib_to_sb3(source: str | Path, path: str | Path) -> Path:
+    """Write the rllib policy of ``source`` (checkpoint, run or policy folder) as a ``.zip``.
+
+    The model holds the network only (a fresh optimizer, no training state); it plays,
+    evaluates and starts runs (``pretrain.init_from``) like any MaskablePPO model.
+
+    Raises:
+        ValueError: ``source`` is no rllib policy, or its files do not fit.
+    """
+    import torch
+
+    folder = rllib_checkpoint(source)
+    if folder is None:
+        raise ValueError(f"{source} is not an rllib checkpoint")
+    spec = read_spec(folder)
+    model = _sb3_model(spec)
+    cards = spec.get("policy", "mlp") == "cards"
+    own = model.policy.state_dict()
+    state = {}
+    for name, value in read_module_state(folder, spec).items():
+        if not name.startswith("net."):
+            continue
+        ours = name.removeprefix("net.")
+        state[ours if cards else _rename(ours, list(MLP_NAMES))] = torch.as_tensor(value)
+    if cards:  # the shared trunk under SB3's two aliases too
+        for alias in SB3_ONLY[:2]:
+            for name, value in list(state.items()):
+                if name.startswith("features_extractor."):
+                    state[alias + name.removeprefix("features_extractor.")] = value
+    state.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
+    model.policy.load_state_dict(state)
+    path = Path(path)
+    model.save(path)
+    return path
+
+
+def _sb3_model(spec: dict[str, Any]) -> Any:
+    """A fresh MaskablePPO whose network has the shape ``spec`` describes."""
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.training.config import build_config
+    from agents.training.runner import make_model
+    from hgin_env.envs.gym_env import action_space, observation_space
+
+    def spaces() -> gym.Env:
+        env = gym.Env()  # the model's spaces only: nothing steps it
+        env.observation_space = observation_space(int(spec["obs_dim"]))
+        env.action_space = action_space()
+        return env
+
+    sets = [f"ppo.policy={spec.get('policy', 'mlp')}", f"ppo.net_arch={spec['net_arch']}"]
+    if spec.get("policy") == "cards":
+        sets += [f"ppo.card_channels={spec['channels']}", f"ppo.card_blocks={spec['blocks']}"]
+    else:
+        sets.append(f"ppo.activation={spec['activation']}")
+    config = build_config({}, sets + ["ppo.n_steps=8", "ppo.batch_size=8"])
+    return make_model(config, DummyVecEnv([spaces]))
