@@ -142,9 +142,10 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
         ),
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
         (
-            config.opponents.league.enabled,
-            "opponents.league",
-            "league training (snapshots, exploiters, PFSP) is the SB3 path's",
+            config.opponents.league.enabled and config.opponents.league.exploiter_every > 0,
+            "opponents.league.exploiter_every",
+            "exploiters are trained by the SB3 path only (bots, snapshots and PFSP run "
+            "here); set it to 0",
         ),
     ]
     if config.opponents.selfplay.enabled:
@@ -345,6 +346,8 @@ class Session:
     ) -> None:
         self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
         self.writer = writer
+        #: the league's driver (``agents.training.rllib.league``), with ``opponents.league``
+        self.league: Any = None
         self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model", state)
 
     @property
@@ -465,6 +468,10 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
         writer = SummaryWriter(str(run_dir / "tb"))
         session = Session(algo, config, run_dir, state, writer)
+        if config.opponents.league.enabled:
+            from agents.training.rllib.league import LeagueDriver
+
+            session.league = LeagueDriver(algo, config, run_dir, state)
         return _learn(session, checkpoint is None)
     finally:
         algo.stop()
@@ -534,6 +541,12 @@ def _learn(session: Session, fresh: bool) -> TrainResult:
             state.steps = steps0 + lifetime - lifetime0
             fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
             session.log_iteration(result, fps)
+            if session.league is not None:
+                scalars = session.league.after_iteration(
+                    state.steps, session.weights, network(config)
+                )
+                for tag, value in scalars.items():
+                    session.writer.add_scalar(tag, value, state.steps)
             if config.progress_bar:
                 print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
             due_eval = (

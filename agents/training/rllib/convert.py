@@ -100,31 +100,42 @@ def rllib_to_sb3(source: str | Path, path: str | Path) -> Path:
     Raises:
         ValueError: ``source`` is no rllib policy, or its files do not fit.
     """
-    import torch
-
     folder = rllib_checkpoint(source)
     if folder is None:
         raise ValueError(f"{source} is not an rllib checkpoint")
     spec = read_spec(folder)
-    model = _sb3_model(spec)
-    cards = spec.get("policy", "mlp") == "cards"
-    own = model.policy.state_dict()
-    state = {}
-    for name, value in read_module_state(folder, spec).items():
-        if not name.startswith("net."):
-            continue
-        ours = name.removeprefix("net.")
-        state[ours if cards else _rename(ours, list(MLP_NAMES))] = torch.as_tensor(value)
-    if cards:  # the shared trunk under SB3's two aliases too
-        for alias in SB3_ONLY[:2]:
-            for name, value in list(state.items()):
-                if name.startswith("features_extractor."):
-                    state[alias + name.removeprefix("features_extractor.")] = value
-    state.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
-    model.policy.load_state_dict(state)
+    model = sb3_model(spec, read_module_state(folder, spec))
     path = Path(path)
     model.save(path)
     return path
+
+
+def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
+    """A MaskablePPO holding the network ``network`` describes, with the weights ``state``.
+
+    Args:
+        network: a ``network_spec``.
+        state: an RLModule state (``net.<name>`` -> array), as ``module_weights`` gives.
+    """
+    import torch
+
+    model = _sb3_model(network)
+    cards = network.get("policy", "mlp") == "cards"
+    own = model.policy.state_dict()
+    weights = {}
+    for name, value in state.items():
+        if not name.startswith("net."):
+            continue
+        ours = name.removeprefix("net.")
+        weights[ours if cards else _rename(ours, list(MLP_NAMES))] = torch.as_tensor(value)
+    if cards:  # the shared trunk under SB3's two aliases too
+        for alias in SB3_ONLY[:2]:
+            for name, value in list(weights.items()):
+                if name.startswith("features_extractor."):
+                    weights[alias + name.removeprefix("features_extractor.")] = value
+    weights.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
+    model.policy.load_state_dict(weights)
+    return model
 
 
 def _sb3_model(spec: dict[str, Any]) -> Any:

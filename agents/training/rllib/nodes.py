@@ -117,34 +117,55 @@ def loopback_nodes(
 
 
 def stop_groups(groups: list[int], grace: float = 10.0) -> None:
-    """SIGTERM every process group, then SIGKILL what is left after ``grace`` seconds."""
+    """Stop every node: SIGTERM its process group and the worker processes below it.
+
+    Ray's raylet starts its workers (``ray::IDLE``, the env runners) in process groups of
+    their own, so the processes below the groups' members are signalled too; whatever is
+    left after ``grace`` seconds gets SIGKILL.
+    """
+    pids = node_processes(groups)
     for group in groups:
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(_alive(g) for g in groups):
-        time.sleep(0.2)
-    for group in groups:
+    for pid in pids:
         with suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and _alive(pids):
+        time.sleep(0.2)
+    for pid in pids:
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
-def group_members(groups: list[int]) -> list[int]:
-    """The live processes of the given process groups (Linux: from ``/proc``)."""
-    out = []
+def node_processes(groups: list[int]) -> list[int]:
+    """The live processes of the given process groups and every process below them."""
+    parent, group = {}, {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
-        with suppress(OSError):
-            if int(stat.read_text().rsplit(")", 1)[1].split()[3]) in groups:
-                out.append(int(stat.parent.name))
-    return out
+        with suppress(OSError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            pid = int(stat.parent.name)
+            parent[pid], group[pid] = int(fields[1]), int(fields[3])
+    found = {pid for pid, g in group.items() if g in groups}
+    grew = True
+    while grew:
+        below = {pid for pid, ppid in parent.items() if ppid in found} - found
+        found |= below
+        grew = bool(below)
+    return sorted(found)
 
 
-def _alive(group: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie has)."""
     try:
-        os.killpg(group, 0)
-    except (ProcessLookupError, PermissionError):
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
         return False
-    return True
+    return state != "Z"
+
+
+def _alive(pids: list[int]) -> bool:
+    return any(running(pid) for pid in pids)
 
 
 def main(argv: list[str] | None = None) -> None:

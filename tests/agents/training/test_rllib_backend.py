@@ -355,3 +355,30 @@ def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp
     assert result.interrupted and (folder / "ckpt_000000000512").is_dir()
     assert not any(path.exists() for path in leftovers)
     assert scalars(run)["train/x"] == [256, 512]
+
+
+def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp_path):
+    """Bots and snapshots in one league: runners' records reach the driver, PFSP re-weights."""
+    from helpers import scalars
+
+    from agents.policies.model import ModelPolicy
+    from agents.training.rllib.backend import train
+
+    league = {"enabled": True, "bots": {"random": 1.0, "simple": 1.0}, "snapshot_every": 256,
+              "snapshots": 2, "exploiter_every": 0, "window": 50}  # fmt: skip
+    config = build_config(TINY, [f"runs_dir={tmp_path}", "total_timesteps=1024"])
+    config = build_config(config.to_dict() | {"opponents": {"mix": {}, "league": league}})
+    result = train(config, run_name="league", address=ray_local.address, env_runners=1)
+    run = result.run_dir
+    files = ["pool/snapshot_000000000512.zip", "pool/snapshot_000000000768.zip"]
+    assert sorted(str(p.relative_to(run)) for p in (run / "pool").iterdir()) == files
+    tags = scalars(run)
+    assert tags["league/members"] == [256, 512, 768, 1024]
+    assert tags["league/probability/self@768"] == [768, 1024]
+    (ckpt,) = (run / "checkpoints").glob("ckpt_*.json")
+    saved = json.loads(ckpt.read_text())
+    assert saved["pool"] == files and saved["last_snapshot_steps"] == 768
+    records = saved["league"]["records"]
+    assert records["random"] and records["simple"]
+    assert any(hands for name, hands in records.items() if name.startswith("self@"))
+    assert isinstance(load_policy(str(run / files[-1])), ModelPolicy)

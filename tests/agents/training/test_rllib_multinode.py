@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 
 from test_ray_safety import is_loopback, sockets  # noqa: E402
 
-from agents.training.rllib.nodes import group_members, loopback_nodes  # noqa: E402
+from agents.training.rllib.nodes import loopback_nodes, node_processes, running  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -38,10 +38,11 @@ SHORT = [
 STATE = """
 import json, sys, ray
 from ray._private.state import actors
-ray.init(address=sys.argv[1], log_to_driver=False)
-nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
-runners = [a["Address"]["NodeID"] for a in actors().values()
-           if a["ActorClassName"] == "SingleAgentEnvRunner"]
+from agents.training.rllib.cluster import ray_cluster
+with ray_cluster(sys.argv[1], log_to_driver=False):
+    nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
+    runners = [a["Address"]["NodeID"] for a in actors().values()
+               if a["ActorClassName"] == "SingleAgentEnvRunner"]
 print(json.dumps({"nodes": nodes, "runners": sorted(runners)}))
 """
 
@@ -64,11 +65,11 @@ def test_the_quick_start_trains_with_env_runners_on_two_loopback_nodes(tmp_path)
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
         )  # fmt: skip
         seen = json.loads(state.stdout.strip().splitlines()[-1])
-        listening = [s for s in sockets(group_members(nodes.groups)) if s["listen"]]
-        groups = list(nodes.groups)
+        pids = node_processes(nodes.groups)
+        listening = [s for s in sockets(pids) if s["listen"]]
     assert len(seen["nodes"]) == 2 and sorted(set(seen["runners"])) == seen["nodes"]
     assert listening and all(is_loopback(s["local"]) for s in listening), listening
     run = tmp_path / "runs" / "two"
     assert json.loads((run / "pretrain.json").read_text())["teacher"] == "expert"
     assert (run / "final_model" / "hgin_policy.json").is_file()
-    assert group_members(groups) == []  # every process of both nodes is gone
+    assert not [pid for pid in pids if running(pid)]  # every process of both nodes stopped
