@@ -464,6 +464,7 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
     try:
         if checkpoint is None and config.pretrain.active:
             start_from(algo, pretrained_weights(config, run_dir), module_id(config))
+        if checkpoint is not None:
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
         writer = SummaryWriter(str(run_dir / "tb"))

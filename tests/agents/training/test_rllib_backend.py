@@ -382,3 +382,22 @@ def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp
     assert records["random"] and records["simple"]
     assert any(hands for name, hands in records.items() if name.startswith("self@"))
     assert isinstance(load_policy(str(run / files[-1])), ModelPolicy)
+
+
+def test_init_from_a_shipped_card_model_starts_the_rllib_learner(ray_local, tmp_path):
+    """pretrain.init_from=ppo-cards on RLlib: at a 1e-12 learning rate it plays as ppo-cards."""
+    from agents.training.rllib.backend import train
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    sets = [f"runs_dir={tmp_path}", "ppo.policy=cards", "ppo.net_arch=[128]",
+            "pretrain.init_from=ppo-cards", "ppo.learning_rate=1e-12", "total_timesteps=256",
+            "eval.n_series=0", "eval.n_hands=4"]  # fmt: skip
+    result = train(build_config(TINY, sets), run_name="init", address=ray_local.address)
+    assert json.loads((result.run_dir / "pretrain.json").read_text()) == {"init_from": "ppo-cards"}
+    env = HollywoodGinVecEnv(64, opponent="simple", mode="series", seed=4)
+    obs, mask, simple = env.reset(), env.action_masks(), load_policy("simple", seed=1)
+    for _ in range(5):
+        obs, *_ = env.step(simple.act(obs, mask))
+        mask = env.action_masks()
+    mine, shipped = load_policy(str(result.run_dir)), load_policy("ppo-cards")
+    np.testing.assert_array_equal(mine.act(obs, mask), shipped.act(obs, mask))
