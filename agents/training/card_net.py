@@ -542,12 +542,14 @@ class CardActorCritic(nn.Module):
         """``CardNetPolicy``'s initialisation: SB3's gains, then its own logit layers."""
         gains = {self.features_extractor: np.sqrt(2), self.mlp_extractor: np.sqrt(2)}
         gains[self.value_net] = 1.0
+        layer: Any
         for module, gain in gains.items():
-            for layer in module.modules():
-                if isinstance(layer, nn.Linear | nn.Conv2d):
+            for sub in module.modules():
+                if isinstance(sub, nn.Linear | nn.Conv2d):
+                    layer = sub
                     nn.init.orthogonal_(layer.weight, gain=gain)
                     nn.init.zeros_(layer.bias)
-        heads = self.mlp_extractor
+        heads: Any = self.mlp_extractor
         for layer in (heads.cards, heads.pickup[-1]):
             nn.init.orthogonal_(layer.weight, gain=0.01)
             nn.init.zeros_(layer.bias)

@@ -47,7 +47,7 @@ def _privileged(name: str) -> bool:
 
 
 def copy_weights(model: Any, source: str) -> None:
-    """Load the network weights of ``source`` (a model name or ``.zip``) into ``model``.
+    """Load the network weights of ``source`` (a model name, ``.zip``, rllib policy) into ``model``.
 
     Privileged critic parameters present on one side only are skipped (see the module
     docstring).
@@ -56,9 +56,15 @@ def copy_weights(model: Any, source: str) -> None:
         ConfigError: when the saved network's parameters differ in name or shape.
         agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.policies.model import load_model, model_file
+    from agents.policies.model import load_model, model_file, rllib_folder
 
-    old = load_model(model_file(source) or Path(source))
+    folder = rllib_folder(source)
+    if folder is not None:  # an rllib policy: the same network as a MaskablePPO
+        from agents.training.rllib.convert import load_rllib_model
+
+        old = load_rllib_model(folder)
+    else:
+        old = load_model(model_file(source) or Path(source))
     saved = widen_inputs(old, model, source)
     own = model.policy.state_dict()
     for name in set(saved) ^ set(own):  # a privileged critic on one side only

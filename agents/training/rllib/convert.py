@@ -103,11 +103,16 @@ def rllib_to_sb3(source: str | Path, path: str | Path) -> Path:
     folder = rllib_checkpoint(source)
     if folder is None:
         raise ValueError(f"{source} is not an rllib checkpoint")
-    spec = read_spec(folder)
-    model = sb3_model(spec, read_module_state(folder, spec))
+    model = load_rllib_model(folder)
     path = Path(path)
     model.save(path)
     return path
+
+
+def load_rllib_model(folder: Path) -> Any:
+    """The rllib policy folder ``folder`` (holding ``hgin_policy.json``) as a MaskablePPO."""
+    spec = read_spec(folder)
+    return sb3_model(spec, read_module_state(folder, spec))
 
 
 def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
@@ -119,7 +124,7 @@ def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
     """
     import torch
 
-    model = _sb3_model(network)
+    model = new_sb3_model(network)
     cards = network.get("policy", "mlp") == "cards"
     own = model.policy.state_dict()
     weights = {}
@@ -138,17 +143,17 @@ def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
     return model
 
 
-def _sb3_model(spec: dict[str, Any]) -> Any:
+def new_sb3_model(spec: dict[str, Any]) -> Any:
     """A fresh MaskablePPO whose network has the shape ``spec`` describes."""
     import gymnasium as gym
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from agents.training.config import build_config
     from agents.training.runner import make_model
     from hgin_env.envs.gym_env import action_space, observation_space
 
-    def spaces() -> gym.Env:
-        env = gym.Env()  # the model's spaces only: nothing steps it
+    def spaces() -> gym.Env[Any, Any]:
+        env: gym.Env[Any, Any] = gym.Env()  # the model's spaces only: nothing steps it
         env.observation_space = observation_space(int(spec["obs_dim"]))
         env.action_space = action_space()
         return env
@@ -159,4 +164,4 @@ def _sb3_model(spec: dict[str, Any]) -> Any:
     else:
         sets.append(f"ppo.activation={spec['activation']}")
     config = build_config({}, sets + ["ppo.n_steps=8", "ppo.batch_size=8"])
-    return make_model(config, DummyVecEnv([spaces]))
+    return make_model(config, VecMonitor(DummyVecEnv([spaces])))

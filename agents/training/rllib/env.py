@@ -150,7 +150,9 @@ class RLlibGinEnv(VectorEnv):
         """The league's records: each finished hand's score against its opponent."""
         names = self.opponents.mixture.names
         for i in np.flatnonzero((result.hands_ended > 0) & ~restart):
-            slot = self.opponents.opponent_slot(int(i), ended=bool(self._ended[i]))
+            # NEXT_STEP autoreset: a game whose episode just ended restarts on the next
+            # step, so its episode counter still names the episode that ended
+            slot = self.opponents.opponent_slot(int(i), ended=False)
             if slot >= 0:
                 self.records.append((names[slot], hand_score(int(result.hand_result[i]))))
 

@@ -364,20 +364,23 @@ def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp
     from agents.policies.model import ModelPolicy
     from agents.training.rllib.backend import train
 
-    league = {"enabled": True, "bots": {"random": 1.0, "simple": 1.0}, "snapshot_every": 256,
+    league = {"enabled": True, "bots": {"random": 1.0, "simple": 1.0}, "snapshot_every": 512,
               "snapshots": 2, "exploiter_every": 0, "window": 50}  # fmt: skip
-    config = build_config(TINY, [f"runs_dir={tmp_path}", "total_timesteps=1024"])
+    sets = [f"runs_dir={tmp_path}", "total_timesteps=2048", "ppo.n_steps=32"]
+    config = build_config(TINY, sets)
     config = build_config(config.to_dict() | {"opponents": {"mix": {}, "league": league}})
     result = train(config, run_name="league", address=ray_local.address, env_runners=1)
     run = result.run_dir
-    files = ["pool/snapshot_000000000512.zip", "pool/snapshot_000000000768.zip"]
-    assert sorted(str(p.relative_to(run)) for p in (run / "pool").iterdir()) == files
     tags = scalars(run)
-    assert tags["league/members"] == [256, 512, 768, 1024]
-    assert tags["league/probability/self@768"] == [768, 1024]
+    steps = tags["league/members"]  # one entry per PPO iteration
+    assert len(steps) >= 4 and steps[-1] == result.steps
+    # a snapshot after each iteration (of 512 steps and more) but the last; two are kept
+    files = [f"pool/snapshot_{s:012d}.zip" for s in steps[-3:-1]]
+    assert sorted(str(p.relative_to(run)) for p in (run / "pool").iterdir()) == files
+    assert tags[f"league/probability/self@{steps[-2]}"] == [steps[-2], steps[-1]]
     (ckpt,) = (run / "checkpoints").glob("ckpt_*.json")
     saved = json.loads(ckpt.read_text())
-    assert saved["pool"] == files and saved["last_snapshot_steps"] == 768
+    assert saved["pool"] == files and saved["last_snapshot_steps"] == steps[-2]
     records = saved["league"]["records"]
     assert records["random"] and records["simple"]
     assert any(hands for name, hands in records.items() if name.startswith("self@"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,8 @@ def recorded() -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of 64 seeded series played by the simple bot, 40 moves each."""
     env = HollywoodGinVecEnv(64, opponent="simple", mode="series", seed=2026)
     player = load_policy("simple", seed=7)
-    obs, rows, masks = env.reset(), [], []
+    obs: Any = env.reset()
+    rows, masks = [], []
     for _ in range(40):
         mask = env.action_masks()
         rows.append(obs)
@@ -78,3 +80,24 @@ def test_an_rllib_card_network_converts_to_sb3_and_back(recorded, tmp_path):
     np.testing.assert_array_equal(
         load_policy(str(sb3_to_rllib(path, tmp_path / "again"))).act(obs, masks), expected
     )
+
+
+def test_an_rllib_policy_in_models_serves_by_name(recorded, tmp_path, monkeypatch):
+    """models/<name>/ holding an rllib policy: a policy by name, an opponent, an init_from."""
+    import agents.policies.model as model_module
+    from agents.policies.model import policy_problem
+    from agents.policies.torch_policy import TorchPolicy
+    from agents.training.config import build_config
+    from agents.training.pretrain import copy_weights
+    from agents.training.rllib.convert import new_sb3_model
+
+    obs, masks = recorded
+    expected = load_policy("ppo-cards").act(obs, masks)
+    sb3_to_rllib("ppo-cards", tmp_path / "cards-rl")
+    monkeypatch.setattr(model_module, "MODELS_DIR", tmp_path)
+    assert policy_problem("cards-rl") is None and "cards-rl" in model_module.MODELS.names()
+    build_config({"opponents": {"mix": {"cards-rl": 1.0}}, "pretrain": {"init_from": "cards-rl"}})
+    np.testing.assert_array_equal(load_policy("cards-rl").act(obs, masks), expected)
+    fresh = new_sb3_model(network_spec("cards", [128]))  # this layout's width: widened
+    copy_weights(fresh, "cards-rl")
+    np.testing.assert_array_equal(TorchPolicy(fresh.policy).act(obs, masks), expected)
