@@ -41,6 +41,18 @@ MODULE_STATE = "learner_group/learner/rl_module/{module}/module_state.pkl"
 FINAL_MODEL = "final_model"
 
 
+#: the MLP's parameter names: ``MaskedActorCritic`` prefix -> SB3 ``MlpPolicy`` prefix
+MLP_NAMES = (
+    ("pi.", "mlp_extractor.policy_net."),
+    ("vf.", "mlp_extractor.value_net."),
+    ("action_head.", "action_net."),
+    ("value_head.", "value_net."),
+)
+#: SB3's parameters that the RLlib networks do not have: the card trunk's two aliases
+#: and the belief head (``ppo.belief_coef``, a training-time loss that play never uses)
+SB3_ONLY = ("pi_features_extractor.", "vf_features_extractor.", "mlp_extractor.belief.")
+
+
 def network_spec(
     policy: str,
     net_arch: tuple[int, ...] | list[int],
@@ -212,3 +224,39 @@ def load_network(folder: Path) -> tuple[Any, int]:
         raise ValueError(f"{state_file} does not fit {POLICY_FILE}: {message}") from exc
     network.eval()
     return network, play_width(spec)
+
+
+def rename(name: str, pairs: list[tuple[str, str]]) -> str:
+    """``name`` with the first matching prefix of ``(old, new)`` pairs replaced."""
+    for old, new in pairs:
+        if name.startswith(old):
+            return new + name.removeprefix(old)
+    raise ValueError(f"no counterpart for the parameter {name!r}")
+
+
+def sb3_weights(network: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    """An RLModule state (``net.<name>``) under SB3's parameter names, as torch tensors.
+
+    The card network's trunk appears under SB3's two aliases too; the belief head, which
+    the rllib networks lack, is not included.
+    """
+    import torch
+
+    cards = network.get("policy", "mlp") == "cards"
+    weights = {}
+    for name, value in state.items():
+        if name.startswith("net."):
+            ours = name.removeprefix("net.")
+            weights[ours if cards else rename(ours, list(MLP_NAMES))] = torch.as_tensor(value)
+    if cards:
+        for alias in SB3_ONLY[:2]:
+            for name, value in list(weights.items()):
+                if name.startswith("features_extractor."):
+                    weights[alias + name.removeprefix("features_extractor.")] = value
+    return weights
+
+
+def load_sb3_weights(folder: Path) -> tuple[dict[str, Any], int]:
+    """An rllib policy folder's weights under SB3's names, and the network's input width."""
+    spec = read_spec(folder)
+    return sb3_weights(spec, read_module_state(folder, spec)), int(spec["obs_dim"])

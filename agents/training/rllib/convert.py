@@ -23,23 +23,16 @@ from typing import Any
 import numpy as np
 
 from agents.policies.rllib_policy import (
+    MLP_NAMES,
+    SB3_ONLY,
     network_spec,
     read_module_state,
     read_spec,
+    rename,
     rllib_checkpoint,
+    sb3_weights,
     write_policy_folder,
 )
-
-#: the MLP's parameter names: ``MaskedActorCritic`` prefix -> SB3 ``MlpPolicy`` prefix
-MLP_NAMES = (
-    ("pi.", "mlp_extractor.policy_net."),
-    ("vf.", "mlp_extractor.value_net."),
-    ("action_head.", "action_net."),
-    ("value_head.", "value_net."),
-)
-#: SB3's parameters that the RLlib networks do not have: the card trunk's two aliases
-#: and the belief head (``ppo.belief_coef``, a training-time loss that play never uses)
-SB3_ONLY = ("pi_features_extractor.", "vf_features_extractor.", "mlp_extractor.belief.")
 
 
 def model_network(model: Any) -> dict[str, Any]:
@@ -66,16 +59,9 @@ def module_weights(model: Any) -> dict[str, np.ndarray]:
     for name, tensor in model.policy.state_dict().items():
         if name.startswith(SB3_ONLY):
             continue
-        ours = name if cards else _rename(name, [(b, a) for a, b in MLP_NAMES])
+        ours = name if cards else rename(name, [(b, a) for a, b in MLP_NAMES])
         out[f"net.{ours}"] = tensor.detach().cpu().numpy().copy()
     return out
-
-
-def _rename(name: str, pairs: list[tuple[str, str]]) -> str:
-    for old, new in pairs:
-        if name.startswith(old):
-            return new + name.removeprefix(old)
-    raise ValueError(f"no counterpart for the parameter {name!r}")
 
 
 def sb3_to_rllib(source: str | Path, folder: str | Path) -> Path:
@@ -122,22 +108,9 @@ def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
         network: a ``network_spec``.
         state: an RLModule state (``net.<name>`` -> array), as ``module_weights`` gives.
     """
-    import torch
-
     model = new_sb3_model(network)
-    cards = network.get("policy", "mlp") == "cards"
+    weights = sb3_weights(network, state)
     own = model.policy.state_dict()
-    weights = {}
-    for name, value in state.items():
-        if not name.startswith("net."):
-            continue
-        ours = name.removeprefix("net.")
-        weights[ours if cards else _rename(ours, list(MLP_NAMES))] = torch.as_tensor(value)
-    if cards:  # the shared trunk under SB3's two aliases too
-        for alias in SB3_ONLY[:2]:
-            for name, value in list(weights.items()):
-                if name.startswith("features_extractor."):
-                    weights[alias + name.removeprefix("features_extractor.")] = value
     weights.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
     model.policy.load_state_dict(weights)
     return model
