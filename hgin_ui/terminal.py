@@ -33,6 +33,7 @@ from hgin_env.engine.series import SeriesEngine, SeriesStep
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_view, sheet_text
+from hgin_env.envs.spec import parse_rules  # re-exported for the web table
 from hgin_env.replay import describe_action, hand_record, result_lines
 
 COMMANDS = "draw, take, pass, a card to discard (7H), knock 7H; help, show, quit"
@@ -40,31 +41,6 @@ COMMANDS = "draw, take, pass, a card to discard (7H), knock 7H; help, show, quit
 
 class MoveError(ValueError):
     """A move that is not read or not legal; the message is what the player is told."""
-
-
-def parse_rules(items: list[str]) -> RulesConfig:
-    """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``).
-
-    Raises:
-        ValueError: an item that is not ``key=value``, a value of the wrong kind, or an
-            unknown or out-of-range field (``RulesConfig``'s message).
-    """
-    data: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--rules expects key=value, got {item!r}")
-        low = value.strip().lower()
-        if low in ("true", "false"):
-            data[key.strip()] = low == "true"
-        elif low in ("none", "null", "off"):
-            data[key.strip()] = None
-        else:
-            try:
-                data[key.strip()] = int(value)
-            except ValueError as exc:
-                raise ValueError(f"--rules {key}: expected an integer, got {value!r}") from exc
-    return RulesConfig.from_dict(data)
 
 
 def input_text(action: int) -> str:

@@ -2,7 +2,7 @@
 
 The rllib backend (``agents.training.rllib.backend``) trains
 ``agents.policies.rllib_net.MaskedActorCritic`` (``ppo.policy: mlp``) or the card network
-``agents.training.card_net.CardActorCritic`` (``ppo.policy: cards``, the parameter names
+``agents.policies.card_layers.CardActorCritic`` (``ppo.policy: cards``, the parameter names
 of SB3's ``CardNetPolicy``) inside an RLlib ``RLModule`` and writes, in each
 checkpoint folder it saves, a small ``hgin_policy.json``: the network's kind and shape and where
 its weights are (in an Algorithm checkpoint, RLlib 2.x keeps them in
@@ -65,7 +65,7 @@ def network_spec(
 
     Args:
         policy: ``mlp`` (``agents.policies.rllib_net.MaskedActorCritic``) or ``cards``
-            (``agents.training.card_net.CardActorCritic``, SB3's ``CardNetPolicy`` layout).
+            (``agents.policies.card_layers.CardActorCritic``, SB3's ``CardNetPolicy`` layout).
         net_arch: hidden sizes (of each MLP; of the card network's pickup and value MLPs).
         obs_dim: the network's input width (with a privileged block, if it reads one).
         activation: the MLP's activation (``mlp`` only).
@@ -92,7 +92,7 @@ def policy_spec(network: dict[str, Any], module: str = DEFAULT_MODULE) -> dict[s
 def build_network(spec: dict[str, Any], ortho_init: bool = False) -> Any:
     """The torch network a ``network_spec`` describes (a spec without ``policy``: an MLP)."""
     if spec.get("policy", "mlp") == "cards":
-        from agents.training.card_net import CardActorCritic
+        from agents.policies.card_layers import CardActorCritic
 
         return CardActorCritic(
             spec["obs_dim"], spec["net_arch"], spec["channels"], spec["blocks"], ortho_init

@@ -53,7 +53,8 @@ from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import decode_observations, encode_observations
-from hgin_env.envs.policy import Policy, PolicyLoadError, accepts_keys
+from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
+from hgin_env.envs.spec import NONE, parse_value, split_items
 
 #: the family name the registry knows
 NAME = "pimc"
@@ -145,22 +146,14 @@ def parse_params(text: str) -> PimcParams:
         ValueError: naming the parameter that is unknown, repeated, malformed or out of
             range (``worlds=0``), or an unknown rollout policy.
     """
-    values: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not value.strip():
-            raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = (
-            "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout",
-            "objective",
-            *RULES_PARAMS,
-        )  # fmt: skip
+    values = split_items(text, NAME)
+    known = (
+        "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "objective",
+        *RULES_PARAMS,
+    )  # fmt: skip
+    for key in values:
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
-        if key in values:
-            raise ValueError(f"pimc parameter {key!r} is given twice")
-        values[key] = value.strip()
     kwargs: dict[str, Any] = {}
     if "worlds" in values:
         kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
@@ -217,10 +210,7 @@ def parse_params(text: str) -> PimcParams:
 
 
 def _integer(name: str, text: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"pimc parameter {name} must be an integer, got {text!r}") from None
+    value = parse_value(text, int, f"pimc parameter {name}")
     if not lo <= value <= hi:
         raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
     return value
@@ -228,10 +218,8 @@ def _integer(name: str, text: str, lo: int, hi: int) -> int:
 
 def _rules_value(name: str, text: str) -> Any:
     if name in ("allow_rediscard", "split"):
-        if text.lower() not in ("true", "false"):
-            raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
-        return text.lower() == "true"
-    if name == "big_gin_bonus" and text.lower() == "none":
+        return parse_value(text, bool, f"pimc parameter {name}")
+    if name == "big_gin_bonus" and text.lower() == NONE:
         return None
     return _integer(name, text, -(2**31), 2**31)
 
@@ -273,14 +261,14 @@ class PimcPolicy:
         self.name = self.params.spec()
         self.rng = np.random.default_rng(seed)
         self.rollout = make_rollout(self.params, seed)
-        self._rollout_keys = accepts_keys(self.rollout)
+        self._rollout_call = PolicyCall.of(self.rollout)
         if self.params.prior:
             from agents.policies.model import load_policy
 
             self.prior = load_policy(self.params.prior, seed)
         else:
             self.prior = self.rollout
-        self._prior_keys = accepts_keys(self.prior)
+        self._prior_call = PolicyCall.of(self.prior)
         # a network reads the score sheet; the bots do not, so they skip encoding it
         self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
         #: engine actions taken inside rollouts since construction (for the benchmarks)
@@ -306,7 +294,7 @@ class PimcPolicy:
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         n = masks.shape[0]
         keys = decision_keys(keys, self.rng, n)
-        prior = _call(self.prior, self._prior_keys, observations, masks, keys).astype(np.int64)
+        prior = np.asarray(self._prior_call(observations, masks, keys=keys)).astype(np.int64)
         actions = prior.copy()
         cands = candidates(observations, masks, prior, self.params.top)
         todo = np.flatnonzero(cands.sum(axis=1) > 1)
@@ -447,7 +435,7 @@ class PimcPolicy:
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
             step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
-            actions[live] = _call(self.rollout, self._rollout_keys, obs, masks, step_keys)
+            actions[live] = self._rollout_call(obs, masks, keys=step_keys)
             moves[live] += 1
             engine.step(actions)
             self.rollout_actions += live.size
@@ -467,16 +455,6 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
-
-
-def _call(
-    policy: Policy, keyed: bool, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray
-) -> np.ndarray:
-    """``policy``'s actions, given the per-game ``keys`` when it takes them (``keyed``)."""
-    if keyed:
-        act: Any = policy.act
-        return np.asarray(act(obs, masks, keys=keys))
-    return np.asarray(policy.act(obs, masks))
 
 
 def _weighted_stats(

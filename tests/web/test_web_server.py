@@ -234,8 +234,8 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
     assert client.post("/api/play/nosuch/move", json={"move": "draw"}).status_code == 404
     cases = [
         ({"opponent": "nosuchbot"}, "unknown opponent 'nosuchbot': choose one the server lists"),
-        ({"rules": "knock_limit=x"}, "rules: --rules knock_limit: expected an integer, got 'x'"),
-        ({"rules": "knock_limit"}, "rules: --rules expects key=value, got 'knock_limit'"),
+        ({"rules": "knock_limit=x"}, "rules: --rules knock_limit must be an integer, got 'x'"),
+        ({"rules": "knock_limit"}, "rules: --rules: bad item 'knock_limit': write key=value"),
         ({"rules": "colour=3"}, "rules: unknown rules field(s) ['colour']"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
         ({"seed": -1}, "the seed must be an integer in 0..2**64-1, got -1"),

@@ -1,6 +1,6 @@
 """``train.py --backend rllib``: the project's YAML configs trained by RLlib's PPO on Ray.
 
-The same config file and run folder as the SB3 path (``agents.training.runner``), trained
+The same config file and run folder as the SB3 path (``agents.training.sb3.runner``), trained
 by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
 
 - each env runner steps one batched env of ``ppo.n_envs`` games
@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.cluster.ray import ray_cluster
 from agents.policies.model import load_policy
 from agents.policies.rllib_policy import (
     DEFAULT_MODULE,
@@ -54,7 +55,6 @@ from agents.policies.rllib_policy import (
     policy_spec,
     write_policy_folder,
 )
-from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
     ConfigError,
@@ -64,16 +64,16 @@ from agents.training.config import (
     load_config,
     save_config,
 )
-from agents.training.eval_record import EvalRecord
-from agents.training.rllib.cluster import ray_cluster
-from agents.training.runner import (
+from agents.training.eval_record import EvalRecord, evaluate_opponent
+from agents.training.run import (
     RunStart,
     TrainResult,
-    interrupted_early,
+    drive,
     load_run_config,
     open_run,
+    start,
 )
-from hgin_env.engine.keys import driver_seeds, session_seed
+from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 
@@ -339,7 +339,13 @@ def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[st
 
 
 class Session:
-    """One training session of a run: the Algorithm, the run folder, TensorBoard, state."""
+    """One training session of a run: the Algorithm, the run folder, TensorBoard, state.
+
+    ``agents.training.run.drive`` runs it: ``learn``, then the final evaluation,
+    checkpoint and policy; Ctrl-C writes a checkpoint.
+    """
+
+    resume_command = "python train.py --backend rllib --resume"
 
     def __init__(
         self, algo: Any, config: TrainConfig, run_dir: Path, state: TrainState, writer: Any
@@ -349,6 +355,11 @@ class Session:
         #: the league's driver (``agents.training.rllib.league``), with ``opponents.league``
         self.league: Any = None
         self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model", state)
+
+    @property
+    def steps(self) -> int:
+        """The environment steps trained so far."""
+        return self.state.steps
 
     @property
     def history(self) -> list[dict[str, Any]]:
@@ -376,6 +387,43 @@ class Session:
             if theirs in learner:
                 scalar(ours, float(learner[theirs]), steps)
         scalar("time/fps", fps, steps)
+
+    def learn(self) -> None:
+        """PPO iterations to ``total_timesteps``, evaluations and checkpoints on schedule."""
+        config, state, algo = self.config, self.state, self.algo
+        cfg_eval, cfg_ckpt = config.eval, config.checkpoint
+        steps0, lifetime0 = state.steps, None
+        while state.steps < config.total_timesteps:
+            tick = time.perf_counter()
+            result = algo.train()
+            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            if lifetime0 is None:  # the counter survives a restore; count this session's
+                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
+            state.steps = steps0 + lifetime - lifetime0
+            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
+            self.log_iteration(result, fps)
+            if self.league is not None:
+                scalars = self.league.after_iteration(state.steps, self.weights, network(config))
+                for tag, value in scalars.items():
+                    self.writer.add_scalar(tag, value, state.steps)
+            if config.progress_bar:
+                print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
+            if cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps:
+                self.run_evaluation()
+            due_ckpt = (
+                cfg_ckpt.every_steps
+                and state.steps - state.last_checkpoint_steps >= cfg_ckpt.every_steps
+            )
+            if due_ckpt:
+                self.checkpoint()
+
+    def save_final(self) -> None:
+        """Write the policy alone to ``final_model/``."""
+        write_policy(self.run_dir / "final_model", self.weights(), self.config)
+
+    def close(self) -> None:
+        """Close the TensorBoard writer (the Algorithm is stopped by ``train``)."""
+        self.writer.close()
 
     def weights(self) -> dict[str, np.ndarray]:
         """The learner's current weights of the run's module."""
@@ -415,6 +463,7 @@ def train(
     overrides: list[str] | tuple[str, ...] = (),
     address: str | None = None,
     env_runners: int = 1,
+    bridge: Any = None,
 ) -> TrainResult:
     """Train (or resume) a run with RLlib's PPO; see the module docstring.
 
@@ -426,6 +475,11 @@ def train(
         address: None to start a local loopback cluster, else ``auto`` or ``HOST:PORT``.
         env_runners: remote env runners, each stepping ``ppo.n_envs`` games (0: the
             driver samples).
+        bridge: what the run borrows from the SB3 side, passed in by the caller so that
+            this backend imports nothing of SB3 (``train.py`` passes
+            ``agents.training.sb3.convert.SB3_BRIDGE``): ``pretrain``'s imitation and
+            the league's snapshots as MaskablePPO models. Needed with ``pretrain`` or a
+            league with snapshots.
 
     Returns:
         The ``TrainResult``.
@@ -441,17 +495,20 @@ def train(
     # refuse a bad config before any cluster starts (open_run checks it again, cheaply)
     config = load_run_config(Path(resume), overrides) if resume else (config or load_config())
     check_config(config)
+    league = config.opponents.league
+    if bridge is None and (config.pretrain.active or (league.enabled and league.snapshot_every)):
+        raise ConfigError(
+            "pretrain and the league's snapshots on the rllib backend use the SB3 side's "
+            "code: pass bridge=agents.training.sb3.convert.SB3_BRIDGE (train.py does)"
+        )
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
         run = open_run(config, run_name, resume, overrides, check_config)
-        try:
-            return _start(run, env_runners)
-        except KeyboardInterrupt:  # before the training loop, which handles its own
-            return interrupted_early(run)
+        return start(run, lambda ready: _start(ready, env_runners, bridge))
 
 
-def _start(run: RunStart, env_runners: int) -> TrainResult:
+def _start(run: RunStart, env_runners: int, bridge: Any) -> TrainResult:
     """Build the Algorithm in a ready run folder (restored from its checkpoint) and train."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -463,7 +520,7 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
     algo = algorithm_config(config, env_runners).build_algo()
     try:
         if checkpoint is None and config.pretrain.active:
-            start_from(algo, pretrained_weights(config, run_dir), module_id(config))
+            start_from(algo, bridge.pretrained_weights(config, run_dir), module_id(config))
         if checkpoint is not None:
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
@@ -472,37 +529,12 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
         if config.opponents.league.enabled:
             from agents.training.rllib.league import LeagueDriver
 
-            session.league = LeagueDriver(algo, config, run_dir, state)
-        return _learn(session, checkpoint is None)
+            session.league = LeagueDriver(algo, config, run_dir, state, bridge)
+        if checkpoint is None:
+            writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
+        return drive(session)
     finally:
         algo.stop()
-
-
-def pretrained_weights(config: TrainConfig, run_dir: Path) -> dict[str, np.ndarray]:
-    """``config.pretrain`` done by the SB3 path's code; the network's weights afterwards.
-
-    ``agents.training.pretrain.pretrain`` runs on a MaskablePPO of the run's network (the
-    same layout, ``agents.training.rllib.convert``) in the SB3 training env: the same
-    start weights (``init_from``, widened across observation layouts), the same teacher
-    data and the same imitation loss. Its summary goes to ``pretrain.json``.
-    """
-    from agents.training.opponents import TrainingOpponents
-    from agents.training.pretrain import pretrain
-    from agents.training.rllib.convert import module_weights
-    from agents.training.runner import make_env, make_model
-
-    opponents = TrainingOpponents(
-        config.opponents, config.ppo.n_envs, run_dir / "pool", config.seed
-    )
-    env = make_env(config, opponents)
-    try:
-        model = make_model(config, env)
-        env.seed(session_seed(config.seed, 0))  # the SB3 path's deals
-        summary = pretrain(model, env, config)
-    finally:
-        env.close()
-    (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
-    return module_weights(model)
 
 
 def start_from(algo: Any, weights: dict[str, np.ndarray], module: str) -> None:
@@ -521,62 +553,3 @@ def start_from(algo: Any, weights: dict[str, np.ndarray], module: str) -> None:
     algo.env_runner_group.sync_weights(
         from_worker_or_learner_group=algo.learner_group, inference_only=True
     )
-
-
-def _learn(session: Session, fresh: bool) -> TrainResult:
-    """The loop: PPO iterations, evaluations and checkpoints at their intervals; the end."""
-    config, state, algo = session.config, session.state, session.algo
-    cfg_eval, cfg_ckpt = config.eval, config.checkpoint
-    if fresh:
-        session.writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
-    start, steps0, seconds = time.perf_counter(), state.steps, 0.0
-    lifetime0: int | None = None
-    interrupted, final_eval = False, None
-    try:
-        while state.steps < config.total_timesteps:
-            tick = time.perf_counter()
-            result = algo.train()
-            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
-            if lifetime0 is None:  # the counter survives a restore; count this session's
-                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
-            state.steps = steps0 + lifetime - lifetime0
-            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
-            session.log_iteration(result, fps)
-            if session.league is not None:
-                scalars = session.league.after_iteration(
-                    state.steps, session.weights, network(config)
-                )
-                for tag, value in scalars.items():
-                    session.writer.add_scalar(tag, value, state.steps)
-            if config.progress_bar:
-                print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
-            due_eval = (
-                cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps
-            )
-            if due_eval:
-                session.run_evaluation()
-            due_ckpt = (
-                cfg_ckpt.every_steps
-                and state.steps - state.last_checkpoint_steps >= cfg_ckpt.every_steps
-            )
-            if due_ckpt:
-                session.checkpoint()
-        seconds = time.perf_counter() - start
-        if state.last_eval_steps != state.steps or not session.history:
-            final_eval = session.run_evaluation()
-        else:
-            final_eval = session.history[-1]
-        if state.last_checkpoint_steps != state.steps:
-            session.checkpoint()
-        write_policy(session.run_dir / "final_model", session.weights(), config)
-    except KeyboardInterrupt:
-        interrupted = True
-        seconds = seconds or time.perf_counter() - start
-        path = session.checkpoint()
-        print(
-            f"\ninterrupted at step {state.steps:,}: checkpoint {path} written.\n"
-            f"continue with: python train.py --backend rllib --resume {session.run_dir}"
-        )
-    session.writer.close()
-    fps = (state.steps - steps0) / seconds if seconds > 0 else 0.0
-    return TrainResult(session.run_dir, state.steps, interrupted, fps, seconds, final_eval)

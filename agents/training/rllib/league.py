@@ -11,7 +11,7 @@ a slot, new weights) runs on the driver's mixture and, through Ray's object stor
 ``ray.put`` of the change, fetched by each runner), on every env runner's. After each PPO
 iteration the driver collects the env runners' hand records (``RLlibGinEnv.take_records``),
 records them in the league, takes a snapshot when one is due (the learner's weights as a
-MaskablePPO, ``agents.training.rllib.convert.sb3_model``, saved to ``pool/`` like SB3's)
+MaskablePPO made by the SB3 side, ``bridge.snapshot_model``, saved to ``pool/`` like SB3's)
 and re-weights. The league's state and the pool's files go into every checkpoint's
 ``TrainState``, so ``--resume`` restores them and sends them to the new env runners.
 """
@@ -65,10 +65,14 @@ class LeagueDriver:
         config: the run's config (``opponents.league.enabled``).
         run_dir: the run folder (snapshots go to ``pool/``).
         state: the run's ``TrainState`` (restored from on resume; kept up to date).
+        bridge: the SB3 side's ``snapshot_model`` (see ``backend.train``).
     """
 
-    def __init__(self, algo: Any, config: TrainConfig, run_dir: Path, state: TrainState) -> None:
+    def __init__(
+        self, algo: Any, config: TrainConfig, run_dir: Path, state: TrainState, bridge: Any
+    ) -> None:
         self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
+        self.bridge = bridge
         self.opponents = TrainingOpponents(config.opponents, 1, run_dir / "pool", config.seed)
         assert self.opponents.league is not None
         self.league = self.opponents.league
@@ -97,8 +101,6 @@ class LeagueDriver:
             weights: the learner's current module weights (called only for a snapshot).
             network: the run's ``network_spec``.
         """
-        from agents.training.rllib.convert import sb3_model
-
         for records in on_env_runners(self.algo, _take_records):
             for name, score in records:
                 self.league.record(name, score)
@@ -107,8 +109,7 @@ class LeagueDriver:
             pool is not None and steps - state.last_snapshot_steps >= self.opponents.snapshot_every
         )
         if due and steps < self.config.total_timesteps:  # none after the last iteration
-            model = sb3_model(network, weights())
-            model.num_timesteps = steps
+            model = self.bridge.snapshot_model(network, weights(), steps)
             self.opponents.add_snapshot(model)
             state.last_snapshot_steps = steps
         self.opponents.update_weights()

@@ -363,13 +363,16 @@ def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp
 
     from agents.policies.model import ModelPolicy
     from agents.training.rllib.backend import train
+    from agents.training.sb3.convert import SB3_BRIDGE
 
     league = {"enabled": True, "bots": {"random": 1.0, "simple": 1.0}, "snapshot_every": 512,
               "snapshots": 2, "exploiter_every": 0, "window": 50}  # fmt: skip
     sets = [f"runs_dir={tmp_path}", "total_timesteps=2048", "ppo.n_steps=32"]
     config = build_config(TINY, sets)
     config = build_config(config.to_dict() | {"opponents": {"mix": {}, "league": league}})
-    result = train(config, run_name="league", address=ray_local.address, env_runners=1)
+    result = train(
+        config, run_name="league", address=ray_local.address, env_runners=1, bridge=SB3_BRIDGE
+    )
     run = result.run_dir
     tags = scalars(run)
     steps = tags["league/members"]  # one entry per PPO iteration
@@ -390,12 +393,14 @@ def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp
 def test_init_from_a_shipped_card_model_starts_the_rllib_learner(ray_local, tmp_path):
     """pretrain.init_from=ppo-cards on RLlib: at a 1e-12 learning rate it plays as ppo-cards."""
     from agents.training.rllib.backend import train
+    from agents.training.sb3.convert import SB3_BRIDGE
     from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
     sets = [f"runs_dir={tmp_path}", "ppo.policy=cards", "ppo.net_arch=[128]",
             "pretrain.init_from=ppo-cards", "ppo.learning_rate=1e-12", "total_timesteps=256",
             "eval.n_series=0", "eval.n_hands=4"]  # fmt: skip
-    result = train(build_config(TINY, sets), run_name="init", address=ray_local.address)
+    config = build_config(TINY, sets)
+    result = train(config, run_name="init", address=ray_local.address, bridge=SB3_BRIDGE)
     assert json.loads((result.run_dir / "pretrain.json").read_text()) == {"init_from": "ppo-cards"}
     env = HollywoodGinVecEnv(64, opponent="simple", mode="series", seed=4)
     obs, mask, simple = env.reset(), env.action_masks(), load_policy("simple", seed=1)

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
+from agents.policies.card_layers import CardActorCritic, sb3_card_weights
 from agents.policies.model import ModelPolicy, load_policy
 from agents.policies.rllib_policy import POLICY_FILE, RLlibPolicy, network_spec, write_policy_folder
-from agents.training.card_net import CardActorCritic, CardNetPolicy, sb3_card_weights
-from agents.training.rllib.convert import module_weights, rllib_to_sb3, sb3_to_rllib
+from agents.training.card_net import CardNetPolicy
+from agents.training.sb3.convert import module_weights, rllib_to_sb3, sb3_to_rllib
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 
@@ -88,8 +89,8 @@ def test_an_rllib_policy_in_models_serves_by_name(recorded, tmp_path, monkeypatc
     from agents.policies.model import policy_problem
     from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import build_config
-    from agents.training.pretrain import copy_weights
-    from agents.training.rllib.convert import new_sb3_model
+    from agents.training.sb3.convert import new_sb3_model
+    from agents.training.sb3.pretrain import copy_weights
 
     obs, masks = recorded
     expected = load_policy("ppo-cards").act(obs, masks)

@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 
 from test_ray_safety import is_loopback, sockets  # noqa: E402
 
-from agents.training.rllib.nodes import loopback_nodes, node_processes, running  # noqa: E402
+from agents.cluster.nodes import loopback_nodes, node_processes, running  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -38,7 +38,7 @@ SHORT = [
 STATE = """
 import json, sys, ray
 from ray._private.state import actors
-from agents.training.rllib.cluster import ray_cluster
+from agents.cluster.ray import ray_cluster
 with ray_cluster(sys.argv[1], log_to_driver=False):
     nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
     runners = [a["Address"]["NodeID"] for a in actors().values()

@@ -131,7 +131,7 @@ def _local_environment() -> Iterator[None]:
 def _single_node() -> Iterator[None]:
     """Ray's single-node switch in this driver while it is connected (then restored).
 
-    Joining a cluster on this machine's loopback (``agents.training.rllib.nodes``), the
+    Joining a cluster on this machine's loopback (``agents.cluster.nodes``), the
     driver keeps ``127.0.0.1``: with the switch off, Ray swaps the address for the
     machine's interface address and waits for a GCS there.
     """

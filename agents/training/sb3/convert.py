@@ -1,4 +1,4 @@
-"""One network, two backends: SB3 models as RLlib policy folders and back (no Ray needed).
+"""One network, two backends: SB3 models as rllib policy folders and back (no Ray needed).
 
 The card network has one parameter layout on both backends: ``CardActorCritic``
 (``agents.training.card_net``) names its parameters as SB3's ``CardNetPolicy`` does, so a
@@ -122,7 +122,7 @@ def new_sb3_model(spec: dict[str, Any]) -> Any:
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from agents.training.config import build_config
-    from agents.training.runner import make_model
+    from agents.training.sb3.runner import make_model
     from hgin_env.envs.gym_env import action_space, observation_space
 
     def spaces() -> gym.Env[Any, Any]:
@@ -138,3 +138,51 @@ def new_sb3_model(spec: dict[str, Any]) -> Any:
         sets.append(f"ppo.activation={spec['activation']}")
     config = build_config({}, sets + ["ppo.n_steps=8", "ppo.batch_size=8"])
     return make_model(config, VecMonitor(DummyVecEnv([spaces])))
+
+
+def pretrained_weights(config: Any, run_dir: Path) -> dict[str, np.ndarray]:
+    """``config.pretrain`` done by the SB3 path's code; the network's weights afterwards.
+
+    ``agents.training.sb3.pretrain.pretrain`` runs on a MaskablePPO of the run's network
+    (the same layout) in the SB3 training env with the SB3 path's deals: the same start
+    weights (``init_from``, widened across observation layouts), the same teacher data
+    and the same imitation loss. Its summary goes to ``pretrain.json``. The rllib backend
+    starts its learner from the result (``SB3_BRIDGE``).
+    """
+    import json
+
+    from agents.training.opponents import TrainingOpponents
+    from agents.training.sb3.pretrain import pretrain
+    from agents.training.sb3.runner import make_env, make_model
+    from hgin_env.engine.keys import session_seed
+
+    opponents = TrainingOpponents(
+        config.opponents, config.ppo.n_envs, run_dir / "pool", config.seed
+    )
+    env = make_env(config, opponents)
+    try:
+        model = make_model(config, env)
+        env.seed(session_seed(config.seed, 0))
+        summary = pretrain(model, env, config)
+    finally:
+        env.close()
+    (run_dir / "pretrain.json").write_text(json.dumps(summary, indent=2))
+    return module_weights(model)
+
+
+def snapshot_model(network: dict[str, Any], state: dict[str, Any], steps: int) -> Any:
+    """The learner's weights at ``steps`` as a MaskablePPO for the self-play pool."""
+    model = sb3_model(network, state)
+    model.num_timesteps = steps
+    return model
+
+
+class SB3Bridge:
+    """What the rllib backend borrows from the SB3 side (``backend.train``'s ``bridge``)."""
+
+    pretrained_weights = staticmethod(pretrained_weights)
+    snapshot_model = staticmethod(snapshot_model)
+
+
+#: the bridge ``train.py`` hands the rllib backend
+SB3_BRIDGE = SB3Bridge()

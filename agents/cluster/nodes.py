@@ -1,6 +1,6 @@
 """Several Ray nodes on one machine, every one on loopback: a multi-node rehearsal.
 
-``python -m agents.training.rllib.nodes start ...`` is Ray's own ``ray start`` (same
+``python -m agents.cluster.nodes start ...`` is Ray's own ``ray start`` (same
 options) with one change: ``--node-ip-address 127.0.0.1`` is kept. Plain ``ray start``
 on Linux swaps a loopback address for the machine's interface address
 (``ray._private.services.resolve_ip_for_localhost``) and its servers then listen on
@@ -32,7 +32,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.training.rllib.cluster import REPO_ROOT, RayClusterError
+from agents.cluster.ray import REPO_ROOT, RayClusterError
 
 #: Ray's single-node switch (see the module docstring)
 SINGLE_NODE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -72,7 +72,7 @@ def node_command(head: bool, address: str, cpus: int, temp_dir: Path) -> list[st
         own += ["--ray-client-server-port", str(free_port())]
     else:
         own += ["--address", address]
-    return [sys.executable, "-m", "agents.training.rllib.nodes", "start", *own]
+    return [sys.executable, "-m", "agents.cluster.nodes", "start", *own]
 
 
 @contextmanager
