@@ -113,12 +113,13 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         self._belief_sums = np.zeros(3)
         kwargs.pop("features_extractor_class", None)
         kwargs["features_extractor_kwargs"] = {"channels": channels, "blocks": blocks}
+        trunk: Any = CardTrunk  # a torch module with SB3's features-extractor interface
         super().__init__(
             observation_space,
             action_space,
             lr_schedule,
             net_arch=[],
-            features_extractor_class=CardTrunk,
+            features_extractor_class=trunk,
             **kwargs,
         )
 
