@@ -118,7 +118,8 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
     """``(refused, field, why)`` for every field this backend may refuse, ``config`` or not.
 
     The self-play fields (``selfplay_refusals``) are included when
-    ``opponents.selfplay.enabled``. ``docs/gen_tables.py`` prints the fields and reasons
+    ``opponents.selfplay.enabled``, the league's (``league_refusals``) with
+    ``opponents.league.enabled``. ``docs/gen_tables.py`` prints the fields and reasons
     of the default config and of ``selfplay_refusals`` as the table of ``docs/rllib.md``.
     """
     p, default = config.ppo, PPOConfig()
@@ -141,16 +142,24 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
             "it sizes the SB3 path's charts/ curves, which this backend does not write",
         ),
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
-        (
-            config.opponents.league.enabled and config.opponents.league.exploiter_every > 0,
-            "opponents.league.exploiter_every",
-            "exploiters are trained by the SB3 path only (bots, snapshots and PFSP run "
-            "here); set it to 0",
-        ),
     ]
     if config.opponents.selfplay.enabled:
         found += selfplay_refusals(config)
+    if config.opponents.league.enabled:
+        found += league_refusals(config)
     return found
+
+
+def league_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
+    """The league fields this backend cannot honour (with ``opponents.league.enabled``)."""
+    why = "exploiters are trained by the SB3 path only (bots, snapshots and PFSP run here); "
+    return [
+        (
+            config.opponents.league.exploiter_every > 0,
+            "opponents.league.exploiter_every",
+            why + "set it to 0",
+        )
+    ]
 
 
 def selfplay_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:

@@ -409,3 +409,16 @@ def test_init_from_a_shipped_card_model_starts_the_rllib_learner(ray_local, tmp_
         mask = env.action_masks()
     mine, shipped = load_policy(str(result.run_dir)), load_policy("ppo-cards")
     np.testing.assert_array_equal(mine.act(obs, mask), shipped.act(obs, mask))
+
+
+def test_league_exploiters_are_refused_and_the_bridge_is_asked_for():
+    """exploiter_every > 0 is refused by name; pretrain without the SB3 bridge says so."""
+    pytest.importorskip("ray")
+    from agents.training.rllib.backend import check_config, train
+
+    league = {"enabled": True, "bots": {"simple": 1.0}, "exploiter_every": 1000}
+    config = build_config(TINY | {"opponents": {"mix": {}, "league": league}})
+    with pytest.raises(ConfigError, match=r"^opponents.league.exploiter_every is not supported"):
+        check_config(config)
+    with pytest.raises(ConfigError, match="pass bridge=agents.training.sb3.convert.SB3_BRIDGE"):
+        train(build_config(TINY, ["pretrain.teacher=simple"]))
