@@ -15,7 +15,7 @@ to) and ``uniform_counts`` (what uniform worlds deal, for comparison).
 
 Usage::
 
-    python experiments/belief_table.py --hands 2000 --seed 5150
+    python -m experiments.belief_table --hands 2000 --seed 5150
 """
 
 from __future__ import annotations
@@ -28,10 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.policies.model import load_policy  # noqa: E402
-from agents.search.worlds import (  # noqa: E402
+from agents.policies.model import load_policy
+from agents.search.worlds import (
     DEADWOOD_BUCKET,
     DEADWOOD_BUCKETS,
     TURN_BUCKETS,
@@ -40,13 +38,13 @@ from agents.search.worlds import (  # noqa: E402
     seen_position,
     world_keys,
 )
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.game import GinEngine  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
-from hgin_env.engine.keys import Salt, hash_stream  # noqa: E402
-from hgin_env.engine.melds import min_deadwood  # noqa: E402
-from hgin_env.envs.observation import encode_observations  # noqa: E402
-from hgin_env.envs.play import play_batch  # noqa: E402
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, hash_stream
+from hgin_env.engine.melds import min_deadwood
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.play import play_batch
 
 #: the pairs whose hands are measured (every style of the league, both seats)
 PAIRS = (

@@ -10,27 +10,23 @@ standard error is far below that of two separate matches.
 
 Usage::
 
-    python experiments/search_paired.py pimc:worlds=64,rollout=ppo-cards,objective=points \
+    python -m experiments.search_paired pimc:worlds=64,rollout=ppo-cards,objective=points \
         ppo-cards --baseline ppo-cards --hands 200
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.policies.model import load_policy  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.game import GinEngine  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
-from hgin_env.envs.play import play_batch  # noqa: E402
-from hgin_env.envs.policy import Policy  # noqa: E402
+from agents.policies.model import load_policy
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.envs.play import play_batch
+from hgin_env.envs.policy import Policy
 
 
 def play_hands(a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig) -> np.ndarray:

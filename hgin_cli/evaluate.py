@@ -81,7 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
     parser.add_argument(
         "--workers", type=int, default=1, metavar="K",
-        help="play the series in K processes (same results; A B and --against only)",
+        help="play the series in K processes (same results; A B, --against and --league)",
     )  # fmt: skip
     parser.add_argument(
         "--rules", nargs="+", default=[], metavar="KEY=VALUE",

@@ -33,7 +33,6 @@ from hgin_env.engine.series import SeriesEngine, SeriesStep
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_view, sheet_text
-from hgin_env.envs.spec import parse_rules  # re-exported for the web table
 from hgin_env.replay import describe_action, hand_record, result_lines
 
 COMMANDS = "draw, take, pass, a card to discard (7H), knock 7H; help, show, quit"
@@ -301,4 +300,4 @@ def _after(
         write(_hand_banner(session, who))
 
 
-__all__ = ["GameSession", "MoveError", "input_text", "parse_rules", "play"]
+__all__ = ["GameSession", "MoveError", "input_text", "play"]

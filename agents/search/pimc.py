@@ -558,8 +558,3 @@ class SearchSource:
 
 #: the registry's source of search names (entry point ``__search__``)
 SEARCH_SOURCE = SearchSource()
-
-
-def with_rules(params: PimcParams, rules: RulesConfig) -> PimcParams:
-    """``params`` with other rules (for callers that hold a ``RulesConfig``)."""
-    return dataclasses.replace(params, rules=rules)
