@@ -73,12 +73,3 @@ def test_the_quick_start_trains_with_env_runners_on_two_loopback_nodes(tmp_path)
     assert json.loads((run / "pretrain.json").read_text())["teacher"] == "expert"
     assert (run / "final_model" / "hgin_policy.json").is_file()
     assert not [pid for pid in pids if running(pid)]  # every process of both nodes stopped
-
-
-def test_the_workers_get_this_checkouts_code():
-    """The runtime environment ships this checkout's packages (nodes need no checkout)."""
-    from agents.cluster.ray import REPO_ROOT, runtime_env
-
-    env = runtime_env()
-    assert REPO_ROOT == ROOT and env["working_dir"] == str(ROOT)
-    assert not {"/agents", "/hgin_env", "/models", "/configs"} & set(env["excludes"])
