@@ -278,13 +278,17 @@ def metrics_table() -> str:
 def rllib_refusals_table() -> str:
     """The config fields the rllib backend refuses, from ``rllib_backend.refusals``."""
     from agents.training.config import TrainConfig
-    from agents.training.rllib.backend import refusals, selfplay_refusals
+    from agents.training.rllib.backend import league_refusals, refusals, selfplay_refusals
 
     config = TrainConfig()
     rows = [[f"`{field}`", "always", markdown(why)] for _, field, why in refusals(config)]
     rows += [
         [f"`{field}`", "with `opponents.selfplay.enabled`", markdown(why)]
         for _, field, why in selfplay_refusals(config)
+    ]
+    rows += [
+        [f"`{field}`", "with `opponents.league.enabled`", markdown(why)]
+        for _, field, why in league_refusals(config)
     ]
     return table(["field", "checked", "refused because"], rows)
 

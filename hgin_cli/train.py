@@ -99,8 +99,13 @@ def main(argv: list[str] | None = None) -> int:
         kwargs = {}
         if args.backend == "rllib":
             from agents.training.rllib.backend import train  # noqa: F811
+            from agents.training.sb3.convert import SB3_BRIDGE
 
-            kwargs = {"address": args.address, "env_runners": args.env_runners}
+            kwargs = {
+                "address": args.address,
+                "env_runners": args.env_runners,
+                "bridge": SB3_BRIDGE,
+            }
         result = train(
             config, run_name=args.run_name, resume=args.resume, overrides=overrides, **kwargs
         )

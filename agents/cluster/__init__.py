@@ -1,4 +1,7 @@
-"""Compute clusters the toolkit runs on: ``ray`` starts or joins a Ray cluster.
+"""Compute clusters the toolkit runs on: starting or joining Ray, rehearsing several nodes.
+
+``ray`` starts or joins a Ray cluster; ``nodes`` starts several Ray nodes on one
+machine's loopback (a multi-node rehearsal).
 
 Both the Ray-sharded evaluation (``agents.evaluation.ray_shards``) and the RLlib training
 backend (``agents.training.rllib``) use it; nothing is imported here, since Ray is an

@@ -35,7 +35,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,9 @@ WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 #: what a local cluster sets in the driver's environment while it runs
 LOCAL_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
+
+#: host names of a cluster joined on this machine's loopback
+LOOPBACK = ("127.0.0.1", "localhost")
 
 #: the local clusters' token: one per process, because Ray's C++ token loader caches the
 #: first token it reads (a second cluster with a new token then fails with InvalidAuthToken)
@@ -125,6 +128,24 @@ def _local_environment() -> Iterator[None]:
 
 
 @contextmanager
+def _single_node() -> Iterator[None]:
+    """Ray's single-node switch in this driver while it is connected (then restored).
+
+    Joining a cluster on this machine's loopback (``agents.cluster.nodes``), the
+    driver keeps ``127.0.0.1``: with the switch off, Ray swaps the address for the
+    machine's interface address and waits for a GCS there.
+    """
+    from ray._private import ray_constants
+
+    saved = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved
+
+
+@contextmanager
 def ray_cluster(
     address: str | None = None,
     num_cpus: int | None = None,
@@ -162,7 +183,11 @@ def ray_cluster(
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         check_reachable(address)
         joining = f"cannot join the Ray cluster at {address}"
-        with _session(ray, joining, None, address=address, **kwargs) as cluster:
+        loopback = address.rpartition(":")[0].strip("[]") in LOOPBACK
+        with (
+            _single_node() if loopback else nullcontext(),
+            _session(ray, joining, None, address=address, **kwargs) as cluster,
+        ):
             yield cluster
         return
     temp_dir = Path(tempfile.mkdtemp(prefix="hgin-ray-"))

@@ -8,9 +8,9 @@ under the name the agents package has always used). It accepts, in this order:
    ``pyproject.toml``, or any installed package's);
 3. what ``MODELS`` (this module's ``PolicySource``, the ``__models__`` entry point)
    serves: the name of a shipped model (``models/<name>/model.zip`` under the repository
-   root); an RLlib checkpoint or rllib run folder (``agents.policies.rllib_policy``; no
-   Ray needed); a path to a MaskablePPO ``.zip`` file, or to a directory holding
-   ``model.zip``.
+   root, or an rllib policy folder ``models/<name>/hgin_policy.json``); an RLlib
+   checkpoint or rllib run folder (``agents.policies.rllib_policy``; no Ray needed); a
+   path to a MaskablePPO ``.zip`` file, or to a directory holding ``model.zip``.
 
 Loading problems (missing file, not a zip, corrupt zip, wrong observation or action
 space) raise ``PolicyLoadError`` with a one-line message naming the path and the
@@ -179,6 +179,8 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
         except ValueError as exc:
             return str(exc)
         return None
+    if rllib_folder(text) is not None:
+        return None
     path = model_file(text)
     if path is not None:
         if path.is_file():
@@ -192,6 +194,16 @@ def policy_problem(spec: str, model_only: bool = False) -> str | None:
     return unknown_policy_message(text)
 
 
+def rllib_folder(spec: str | Path) -> Path | None:
+    """The rllib policy a spec names: a checkpoint, run or policy folder, or ``models/<name>/``."""
+    from agents.policies.rllib_policy import rllib_checkpoint
+
+    found = rllib_checkpoint(spec)
+    if found is None and "/" not in str(spec) and str(spec):
+        found = rllib_checkpoint(MODELS_DIR / str(spec))
+    return found
+
+
 class ModelSource:
     """The models as a ``PolicySource``: shipped names, model files, RLlib checkpoints."""
 
@@ -199,8 +211,11 @@ class ModelSource:
     serves_paths = True
 
     def names(self) -> list[str]:
-        """The shipped models' names."""
-        return list(shipped_models())
+        """The shipped models' names (MaskablePPO zips, then rllib policy folders)."""
+        found = list(shipped_models())
+        if MODELS_DIR.is_dir():
+            found += [p.parent.name for p in sorted(MODELS_DIR.glob("*/hgin_policy.json"))]
+        return list(dict.fromkeys(found))
 
     def load(self, spec: str, seed: int | None = None) -> Policy | None:
         """The model ``spec`` names (a shipped name first, then a path), None if none.
@@ -211,11 +226,12 @@ class ModelSource:
         shipped = shipped_models().get(spec)
         if shipped is not None:
             return ModelPolicy(shipped)
-        from agents.policies.rllib_policy import RLlibPolicy, rllib_checkpoint
+        from agents.policies.rllib_policy import RLlibPolicy
 
-        if rllib_checkpoint(spec) is not None:
+        folder = rllib_folder(spec)
+        if folder is not None:
             try:
-                return RLlibPolicy(spec)
+                return RLlibPolicy(folder)
             except ValueError as exc:
                 raise PolicyLoadError(f"cannot load model {spec}: {exc}") from exc
         path = model_file(spec)

@@ -1,41 +1,11 @@
-"""A card-structured actor-critic network for MaskablePPO (``ppo.policy: cards``).
+"""The card network as an SB3 policy for MaskablePPO (``ppo.policy: cards``).
 
-The plain ``MlpPolicy`` has to learn, separately for each of the 52 cards, that discard
-logit ``c`` depends on the deadwood left by discarding card ``c`` and on the cards next
-to ``c``. This network builds that structure in:
-
-- **Card planes.** The observation's card blocks become planes on a 4 x 13 (suit x
-  rank) grid: the hand, the top discard, the rest of the pile, the opponent's known
-  pickups and discards, this seat's discards, the unseen cards (neither in hand, nor in
-  the pile, nor known to be held by the opponent), the deadwood left by discarding each
-  held card and its excess over the best discard, whether a card would meld with the
-  hand and with the opponent's known pickups, and each card's point value and rank.
-  Everything is computed from the observation alone, so the network sees nothing the
-  environment hides.
-- **Trunk.** A stem, then residual blocks. Each block mixes a card with its rank
-  neighbours in the suit (a ``1 x 5`` convolution: runs), with the same rank in the
-  other suits (the suit mean: sets) and with the whole hand (the grid mean), and adds
-  the scalar context (deadwood, phase, stock, dealer, turn, the Hollywood score sheet).
-- **Heads.** Discard and knock logits come per card from the card's own features (a
-  ``1 x 1`` convolution shared by all 52 cards); draw / take / pass and the value come
-  from the pooled grid, the top discard's features and the scalar context.
-- **Privileged critic** (when the env appends ``observation.PRIVILEGED_LAYOUT``,
-  ``env.privileged: true``): the value also sees the hidden information. The trunk's
-  card features are joined with planes of the opponent's hand, the cards that would
-  meld with it and the stock order, mixed by one more block, pooled, and added (with
-  the opponent's deadwood) to the value latent. The actor never reads these entries:
-  its logits depend on the first ``OBS_DIM`` entries only, so the trained network plays
-  from a plain observation (the critic's extra features are then zero).
-- **Belief loss** (``ppo.belief_coef > 0``, with the privileged block): a ``1 x 1``
-  convolution on the actor's card features predicts, for each unseen card, whether the
-  opponent holds it; its binary cross-entropy (over the unseen cards, the targets taken
-  from the privileged block) is added to the PPO loss with weight ``belief_coef``. It
-  shapes the features the actor acts on; the prediction itself is never an input.
-
-It plugs into SB3 as a ``MaskableActorCriticPolicy``: the trunk is the features
-extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor output *is* the 107
-logits (``action_net`` is the identity), so ``TorchPolicy`` and ``MaskablePPO.load`` use
-it like any other policy.
+The network itself (card planes, trunk, heads; the architecture) is
+``agents.policies.card_layers``. It plugs into SB3 as a ``MaskableActorCriticPolicy``:
+the trunk is the features extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor
+output *is* the 107 logits (``action_net`` is the identity), so ``TorchPolicy`` and
+``MaskablePPO.load`` use it like any other policy. The layers' names are imported here
+too, where models and code from before the split look for them.
 """
 
 from __future__ import annotations
@@ -46,298 +16,49 @@ import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
-from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.envs.observation import (
-    OBS_DIM,
-    OBS_DIMS,
-    OBS_LAYOUT,
-    PRIVILEGED_DIM,
-    PRIVILEGED_LAYOUT,
-    layout_version,
+from agents.policies.card_layers import (
+    CONTEXT,
+    CONTEXT_START,
+    N_CONTEXT,
+    N_PLANES,
+    N_PRIVILEGED_PLANES,
+    SB3_TRUNK_ALIASES,
+    CardActorCritic,
+    CardBlock,
+    CardHeads,
+    CardTrunk,
+    _layout_or_none,
+    belief_loss,
+    card_planes,
+    meld_with,
+    privileged_planes,
+    sb3_card_weights,
+    unseen_cards,
 )
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.envs.observation import OBS_DIMS, PRIVILEGED_DIM
 
-#: scalar context: everything after the per-card blocks (deadwood, phase, ..., Hollywood,
-#: then the rules blocks); a network of observation layout 1 has no rules blocks
-CONTEXT_START = OBS_LAYOUT["deadwood"].start
-CONTEXT = slice(CONTEXT_START, OBS_DIM)
-N_CONTEXT = OBS_DIM - CONTEXT_START
-# the logits are laid out in id order: discards, knocks, then draw, take, pass
-if (DRAW, TAKE, PASS) != (KNOCK + N_CARDS, KNOCK + N_CARDS + 1, KNOCK + N_CARDS + 2):
-    raise ImportError("action ids moved: DRAW, TAKE, PASS must follow the knock ids")
-
-#: card planes fed to the trunk (see ``card_planes``)
-N_PLANES = 14
-#: the two constant planes: each card's point value / 10 and its rank / 12
-_CONSTANT_PLANES = torch.tensor(
-    np.stack(
-        [
-            (CARD_VALUE / 10.0).reshape(N_SUITS, N_RANKS),
-            np.tile(np.arange(N_RANKS) / (N_RANKS - 1), (N_SUITS, 1)),
-        ]
-    ),
-    dtype=torch.float32,
-)
-
-
-def _grid(block: torch.Tensor) -> torch.Tensor:
-    """``[B, 52]`` card data as ``[B, 4, 13]`` (suit, rank)."""
-    return block.reshape(-1, N_SUITS, N_RANKS)
-
-
-def _shift(grid: torch.Tensor, k: int) -> torch.Tensor:
-    """``out[..., r] = grid[..., r - k]`` along ranks, zero-filled (no wrap-around)."""
-    out = torch.zeros_like(grid)
-    if k > 0:
-        out[..., k:] = grid[..., :-k]
-    else:
-        out[..., :k] = grid[..., -k:]
-    return out
-
-
-def meld_with(held: torch.Tensor) -> torch.Tensor:
-    """``[B, 4, 13]``: 1 where a card would form a meld with two ``held`` cards (itself aside).
-
-    The torch twin of ``agents.bots.features.meld_with``: two other cards of its rank
-    (a set), or two suit neighbours at ranks ``(r-2, r-1)``, ``(r-1, r+1)`` or
-    ``(r+1, r+2)`` (a run).
-    """
-    same_rank = held.sum(dim=1, keepdim=True) - held
-    makes_set = same_rank >= 2
-    b1, b2, a1, a2 = (_shift(held, k) > 0.5 for k in (1, 2, -1, -2))
-    makes_run = (b1 & b2) | (b1 & a1) | (a1 & a2)
-    return (makes_set | makes_run).to(held.dtype)
-
-
-def unseen_cards(obs: torch.Tensor) -> torch.Tensor:
-    """``[B, 52]``: 1 for each card neither held, nor in the pile, nor a known pickup."""
-    L = OBS_LAYOUT
-    seen = obs[:, L["hand"]] + obs[:, L["top_discard"]] + obs[:, L["pile_below"]]
-    return (1.0 - seen - obs[:, L["opponent_known"]]).clamp(0.0, 1.0)
-
-
-def card_planes(obs: torch.Tensor) -> torch.Tensor:
-    """The ``[B, N_PLANES, 4, 13]`` card planes of a batch of observations."""
-    L = OBS_LAYOUT
-    hand = _grid(obs[:, L["hand"]])
-    top = _grid(obs[:, L["top_discard"]])
-    below = _grid(obs[:, L["pile_below"]])
-    opp_known = _grid(obs[:, L["opponent_known"]])
-    opp_discards = _grid(obs[:, L["opponent_discards"]])
-    own_discards = _grid(obs[:, L["own_discards"]])
-    unseen = _grid(unseen_cards(obs))
-    # deadwood left by each discard (0 when not discarding or not held), and its excess
-    # over the best discard (the observation's deadwood scalar)
-    left = _grid(obs[:, L["discard_deadwood"]]) * hand
-    excess = (left - obs[:, L["deadwood"].start, None, None]).clamp(min=0.0) * hand
-    consts = _CONSTANT_PLANES.to(obs.device).expand(obs.shape[0], -1, -1, -1)
-    planes = [
-        hand,
-        top,
-        below,
-        opp_known,
-        opp_discards,
-        own_discards,
-        unseen,
-        left,
-        excess * 10.0,
-        meld_with(hand),
-        meld_with(opp_known),
-    ]
-    return torch.cat([torch.stack(planes, dim=1), consts, meld_with(hand + top)[:, None]], dim=1)
-
-
-#: planes of the privileged critic: opponent's hand, cards melding with it, stock order
-N_PRIVILEGED_PLANES = 3
-
-
-def privileged_planes(obs: torch.Tensor, obs_dim: int = OBS_DIM) -> torch.Tensor:
-    """The ``[B, N_PRIVILEGED_PLANES, 4, 13]`` hidden-information planes of ``obs``.
-
-    ``obs_dim``: where the privileged block starts (the network's observation layout).
-    """
-    P = PRIVILEGED_LAYOUT
-    hidden = obs[:, obs_dim:]
-    opp_hand = _grid(hidden[:, P["opponent_hand"]])
-    stock = _grid(hidden[:, P["stock_order"]])
-    return torch.stack([opp_hand, meld_with(opp_hand), stock], dim=1)
-
-
-def _layout_or_none(width: int) -> int | None:
-    """The observation layout of ``width`` entries, None when it matches none."""
-    try:
-        return layout_version(width)
-    except ValueError:
-        return None
-
-
-class CardBlock(nn.Module):
-    """One residual block: runs (1 x 5 along ranks), sets (suit mean), hand (grid mean)."""
-
-    def __init__(self, channels: int, n_context: int) -> None:
-        super().__init__()
-        self.run = nn.Conv2d(channels, channels, (1, 5), padding=(0, 2))
-        self.set = nn.Conv2d(channels, channels, 1)
-        self.hand = nn.Linear(channels, channels)
-        self.context = nn.Linear(n_context, channels)
-
-    def forward(self, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        """``x``: ``[B, C, 4, 13]``; ``context``: ``[B, n_context]``."""
-        y = self.run(x) + self.set(x.mean(dim=2, keepdim=True))
-        y = y + (self.hand(x.mean(dim=(2, 3))) + self.context(context))[:, :, None, None]
-        return x + torch.relu(y)
-
-
-class CardTrunk(BaseFeaturesExtractor):
-    """Features extractor: observation -> per-card features, pooled features, context.
-
-    Output layout (``features_dim = 52 C + 3 C + n_context [+ critic_dim]``): the
-    ``[C, 4, 13]`` grid flattened, then the grid mean, the grid max, the top discard's
-    features, the scalar context (the rules blocks last), then (privileged observation
-    space only) the ``critic_dim = 2 C + 1`` critic features: the pooled privileged block
-    and the opponent's deadwood. Given a plain observation, those are zero.
-
-    Args:
-        observation_space: the env's ``Box(OBS_DIM)``, or ``Box(OBS_DIM + PRIVILEGED_DIM)``
-            for a privileged critic; the widths of observation layout 1 (394, without the
-            rules blocks) load the networks trained before them.
-        channels: features per card (C).
-        blocks: residual blocks.
-    """
-
-    def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 3):
-        shape = observation_space.shape
-        version = _layout_or_none(int(shape[0])) if len(shape or ()) == 1 else None
-        if version is None:
-            raise ValueError(
-                f"the cards policy needs the {OBS_DIM}-entry observation (or "
-                f"{OBS_DIM + PRIVILEGED_DIM} with env.privileged), got shape {shape}"
-            )
-        obs_dim = OBS_DIMS[version]
-        privileged = shape == (obs_dim + PRIVILEGED_DIM,)
-        critic_dim = 2 * channels + 1 if privileged else 0
-        n_context = obs_dim - CONTEXT_START
-        super().__init__(
-            observation_space, N_CARDS * channels + 3 * channels + n_context + critic_dim
-        )
-        self.channels = channels
-        self.critic_dim = critic_dim
-        #: the observation layout's width (the privileged block starts here) and context
-        self.obs_dim, self.n_context = obs_dim, n_context
-        self.stem = nn.Conv2d(N_PLANES, channels, (1, 5), padding=(0, 2))
-        self.stem_context = nn.Linear(n_context, channels)
-        self.blocks = nn.ModuleList(CardBlock(channels, n_context) for _ in range(blocks))
-        if privileged:
-            self.critic_stem = nn.Conv2d(channels + N_PRIVILEGED_PLANES, channels, 1)
-            self.critic_block = CardBlock(channels, n_context)
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """``[B, obs_dim]`` (or the privileged width) -> ``[B, features_dim]``."""
-        context = obs[:, CONTEXT_START : self.obs_dim]
-        x = self.stem(card_planes(obs)) + self.stem_context(context)[:, :, None, None]
-        x = torch.relu(x)
-        for block in self.blocks:
-            x = block(x, context)
-        top = _grid(obs[:, OBS_LAYOUT["top_discard"]])[:, None]
-        pooled = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), (x * top).sum(dim=(2, 3))]
-        out = [x.flatten(1), *pooled, context]
-        if self.critic_dim:
-            out.append(self._critic_features(x, obs, context))
-        return torch.cat(out, dim=1)
-
-    def _critic_features(
-        self, x: torch.Tensor, obs: torch.Tensor, context: torch.Tensor
-    ) -> torch.Tensor:
-        """``[B, critic_dim]``: the privileged block mixed with the card features."""
-        if obs.shape[1] == self.obs_dim:  # playing from a plain observation: no critic input
-            return obs.new_zeros(obs.shape[0], self.critic_dim)
-        planes = privileged_planes(obs, self.obs_dim)
-        z = torch.relu(self.critic_stem(torch.cat([x, planes], dim=1)))
-        z = self.critic_block(z, context)
-        deadwood = obs[:, self.obs_dim + PRIVILEGED_LAYOUT["opponent_deadwood"].start, None]
-        return torch.cat([z.mean(dim=(2, 3)), z.amax(dim=(2, 3)), deadwood], dim=1)
-
-
-def _mlp(sizes: list[int]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), nn.ReLU()]
-    return nn.Sequential(*layers)
-
-
-class CardHeads(nn.Module):
-    """The ``mlp_extractor``: actor -> the 107 action logits, critic -> a value latent.
-
-    Args:
-        channels: C of the trunk.
-        hidden: hidden sizes of the pickup and value MLPs (``ppo.net_arch``).
-        critic_dim: the trunk's privileged critic features (0: none). Their MLP's output
-            is added to the value latent; its last layer starts at zero, so a network
-            copied from a plain one starts with the same values.
-        belief: add the belief head.
-        n_context: the trunk's scalar context entries (``N_CONTEXT``; fewer for a
-            network of observation layout 1).
-    """
-
-    def __init__(
-        self,
-        channels: int,
-        hidden: list[int],
-        critic_dim: int = 0,
-        belief: bool = False,
-        n_context: int = N_CONTEXT,
-    ) -> None:
-        super().__init__()
-        self.channels = channels
-        self.n_pooled = 3 * channels + n_context
-        self.cards = nn.Conv2d(channels, 2, 1)  # discard, knock logit of each card
-        self.pickup = nn.Sequential(_mlp([self.n_pooled, *hidden]), nn.Linear(hidden[-1], 3))
-        self.value = _mlp([self.n_pooled, *hidden])
-        if critic_dim:
-            self.privileged_value = nn.Sequential(
-                _mlp([critic_dim, hidden[-1]]), nn.Linear(hidden[-1], hidden[-1])
-            )
-            last: Any = self.privileged_value[-1]
-            nn.init.zeros_(last.weight)
-            nn.init.zeros_(last.bias)
-        if belief:
-            self.belief = nn.Conv2d(channels, 1, 1)  # logit: the opponent holds the card
-        self.latent_dim_pi = N_ACTIONS
-        self.latent_dim_vf = hidden[-1]
-
-    def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The card grid, the pooled features (with the context), the critic features."""
-        grid_size = N_CARDS * self.channels
-        grid = features[:, :grid_size].reshape(-1, self.channels, N_SUITS, N_RANKS)
-        rest = features[:, grid_size:]
-        return grid, rest[:, : self.n_pooled], rest[:, self.n_pooled :]
-
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        """``[B, features_dim]`` -> ``[B, 107]`` logits in action-id order."""
-        grid, pooled, _ = self._split(features)
-        per_card = self.cards(grid).flatten(2)  # [B, 2, 52]: discard ids 0-51, knocks 52-103
-        pickup = self.pickup(pooled)  # draw, take, pass: the ids after the knocks
-        return torch.cat([per_card[:, 0], per_card[:, 1], pickup], dim=1)
-
-    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        """``[B, features_dim]`` -> ``[B, latent_dim_vf]``."""
-        _, pooled, critic = self._split(features)
-        latent = self.value(pooled)
-        if critic.shape[1]:
-            latent = latent + self.privileged_value(critic)
-        return latent
-
-    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Both latents (SB3's ``mlp_extractor`` contract)."""
-        return self.forward_actor(features), self.forward_critic(features)
-
-    def belief_logits(self, features: torch.Tensor) -> torch.Tensor:
-        """``[B, features_dim]`` -> ``[B, 52]``: logits that the opponent holds each card."""
-        grid, _, _ = self._split(features)
-        return self.belief(grid).flatten(1)
+__all__ = [
+    "CONTEXT",
+    "CONTEXT_START",
+    "N_CONTEXT",
+    "N_PLANES",
+    "N_PRIVILEGED_PLANES",
+    "SB3_TRUNK_ALIASES",
+    "CardActorCritic",
+    "CardBlock",
+    "CardHeads",
+    "CardNetPolicy",
+    "CardTrunk",
+    "belief_loss",
+    "card_planes",
+    "meld_with",
+    "privileged_planes",
+    "sb3_card_weights",
+    "unseen_cards",
+]
 
 
 class _AddLoss(torch.autograd.Function):
@@ -354,29 +75,6 @@ class _AddLoss(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return grad, grad.new_ones(())
-
-
-def belief_loss(
-    logits: torch.Tensor, obs: torch.Tensor, obs_dim: int = OBS_DIM
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The belief loss and accuracy over the unseen cards of privileged observations.
-
-    Args:
-        logits: ``[B, 52]`` from ``CardHeads.belief_logits``.
-        obs: ``[B, obs_dim + PRIVILEGED_DIM]``.
-        obs_dim: the width of the network's observation layout.
-
-    Returns:
-        The mean binary cross-entropy over (row, unseen card) pairs, and the fraction of
-        them predicted right (probability above 1/2 exactly for held cards), detached.
-    """
-    held = obs[:, obs_dim:][:, PRIVILEGED_LAYOUT["opponent_hand"]]
-    weight = unseen_cards(obs)
-    bce = nn.functional.binary_cross_entropy_with_logits(logits, held, reduction="none")
-    count = weight.sum().clamp(min=1.0)
-    loss = (bce * weight).sum() / count
-    right = ((logits > 0).float() == held).float()
-    return loss, ((right * weight).sum() / count).detach()
 
 
 class CardNetPolicy(MaskableActorCriticPolicy):
@@ -415,12 +113,13 @@ class CardNetPolicy(MaskableActorCriticPolicy):
         self._belief_sums = np.zeros(3)
         kwargs.pop("features_extractor_class", None)
         kwargs["features_extractor_kwargs"] = {"channels": channels, "blocks": blocks}
+        trunk: Any = CardTrunk  # a torch module with SB3's features-extractor interface
         super().__init__(
             observation_space,
             action_space,
             lr_schedule,
             net_arch=[],
-            features_extractor_class=CardTrunk,
+            features_extractor_class=trunk,
             **kwargs,
         )
 

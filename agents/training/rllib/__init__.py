@@ -2,8 +2,13 @@
 
 - ``backend``: ``train_rllib``, the driver (build the Algorithm, train, checkpoint);
 - ``env``: the Gymnasium and PettingZoo envs RLlib's env runners build;
-- ``module``: the ``RLModule`` around ``agents.policies.rllib_net.MaskedActorCritic``;
+- ``module``: the ``RLModule`` around ``agents.policies.rllib_net.MaskedActorCritic`` or the
+  card network ``agents.policies.card_layers.CardActorCritic``;
+- ``league``: the league kept by the driver and mirrored into every env runner;
 - ``selfplay``: shared-policy self-play (both seats one network).
+
+What it borrows from the SB3 side (``pretrain``'s imitation, snapshot models) arrives as
+``backend.train``'s ``bridge`` (``agents.training.sb3.convert.SB3_BRIDGE``).
 
 The cluster it runs on comes from ``agents.cluster.ray`` (shared with the Ray-sharded
 evaluation).

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import pickle
 import shutil
 import time
 from dataclasses import asdict
@@ -52,7 +51,9 @@ from agents.policies.rllib_policy import (
     POLICY_FILE,
     SHARED_MODULE,
     RLlibPolicy,
+    network_spec,
     policy_spec,
+    write_policy_folder,
 )
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
@@ -74,6 +75,7 @@ from agents.training.run import (
 )
 from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
 FIELD_MAP = {
@@ -90,13 +92,15 @@ FIELD_MAP = {
     "ent_coef": "training(entropy_coeff=...)",
     "vf_coef": "training(vf_loss_coeff=...)",
     "max_grad_norm": "training(grad_clip=..., grad_clip_by='global_norm')",
-    "net_arch": "the RLModule's policy and value MLPs",
-    "activation": "the RLModule's activation",
+    "policy": "the RLModule's network: mlp (MaskedActorCritic) or cards (CardActorCritic, "
+    "SB3's CardNetPolicy layout)",
+    "net_arch": "the RLModule's policy and value MLPs (cards: its pickup and value MLPs)",
+    "activation": "the RLModule's activation (mlp)",
+    "card_channels": "the card trunk's channels (cards)",
+    "card_blocks": "the card trunk's residual blocks (cards)",
     "ortho_init": "the RLModule's initialisation",
     "torch_threads": "torch.set_num_threads in the driver (learner) and each env runner",
 }
-#: the ``ppo`` fields of the ``cards`` network only (ignored with ``policy: mlp``, as in SB3)
-CARD_FIELDS = ("card_channels", "card_blocks")
 
 
 def check_config(config: TrainConfig) -> None:
@@ -114,12 +118,12 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
     """``(refused, field, why)`` for every field this backend may refuse, ``config`` or not.
 
     The self-play fields (``selfplay_refusals``) are included when
-    ``opponents.selfplay.enabled``. ``docs/gen_tables.py`` prints the fields and reasons
+    ``opponents.selfplay.enabled``, the league's (``league_refusals``) with
+    ``opponents.league.enabled``. ``docs/gen_tables.py`` prints the fields and reasons
     of the default config and of ``selfplay_refusals`` as the table of ``docs/rllib.md``.
     """
     p, default = config.ppo, PPOConfig()
     found = [
-        (p.policy != "mlp", "ppo.policy", "only 'mlp' is available (the 'cards' network is SB3's)"),
         (
             p.target_kl is not None,
             "ppo.target_kl",
@@ -133,25 +137,29 @@ def refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
         ),
         (p.device != "cpu", "ppo.device", "only 'cpu'"),
         (
-            config.pretrain.active,
-            "pretrain",
-            "init_from / teacher start a MaskablePPO network; not available",
-        ),
-        (
             config.stats_window != TrainConfig().stats_window,
             "stats_window",
             "it sizes the SB3 path's charts/ curves, which this backend does not write",
         ),
         (p.belief_coef != default.belief_coef, "ppo.belief_coef", "needs the cards network"),
-        (
-            config.opponents.league.enabled,
-            "opponents.league",
-            "league training (snapshots, exploiters, PFSP) is the SB3 path's",
-        ),
     ]
     if config.opponents.selfplay.enabled:
         found += selfplay_refusals(config)
+    if config.opponents.league.enabled:
+        found += league_refusals(config)
     return found
+
+
+def league_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
+    """The league fields this backend cannot honour (with ``opponents.league.enabled``)."""
+    why = "exploiters are trained by the SB3 path only (bots, snapshots and PFSP run here); "
+    return [
+        (
+            config.opponents.league.exploiter_every > 0,
+            "opponents.league.exploiter_every",
+            why + "set it to 0",
+        )
+    ]
 
 
 def selfplay_refusals(config: TrainConfig) -> list[tuple[bool, str, str]]:
@@ -246,11 +254,7 @@ def algorithm_config(config: TrainConfig, env_runners: int = 1) -> Any:
         .rl_module(
             rl_module_spec=RLModuleSpec(
                 module_class=MaskedPPOModule,
-                model_config={
-                    "net_arch": list(p.net_arch),
-                    "activation": p.activation,
-                    "ortho_init": p.ortho_init,
-                },
+                model_config={"network": network(config), "ortho_init": p.ortho_init},
             )
         )
         .callbacks(on_environment_created=seed_worker)
@@ -278,6 +282,13 @@ def seed_driver(seed: int) -> None:
     torch.manual_seed(torch_seed)
 
 
+def network(config: TrainConfig) -> dict[str, Any]:
+    """The ``network_spec`` of the run's RLModule (``ppo.policy`` and its sizes)."""
+    p = config.ppo
+    width = OBS_DIM + PRIVILEGED_DIM * config.env.privileged
+    return network_spec(p.policy, p.net_arch, width, p.activation, p.card_channels, p.card_blocks)
+
+
 def module_id(config: TrainConfig) -> str:
     """The RLModule the run trains: ``shared`` in self-play, else RLlib's default."""
     return SHARED_MODULE if config.opponents.selfplay.enabled else DEFAULT_MODULE
@@ -290,18 +301,8 @@ def module_state(algo: Any, module: str = DEFAULT_MODULE) -> dict[str, np.ndarra
 
 
 def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig) -> Path:
-    """A policy-only folder: ``module_state.pkl`` and ``hgin_policy.json`` (replaced whole)."""
-    tmp = folder.with_name(f".{folder.name}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    with (tmp / "module_state.pkl").open("wb") as f:
-        pickle.dump(state, f)
-    spec = policy_spec(config.ppo.net_arch, config.ppo.activation)
-    spec["module_state"] = "module_state.pkl"  # the weights alone, next to the spec
-    (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(tmp, folder)
-    return folder
+    """A policy-only folder of the run's network (``rllib_policy.write_policy_folder``)."""
+    return write_policy_folder(folder, state, network(config))
 
 
 def checkpoint_dir(folder: Path, steps: int) -> Path:
@@ -322,7 +323,7 @@ def write_checkpoint(
     tmp = path.with_name(f".{path.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    spec = policy_spec(config.ppo.net_arch, config.ppo.activation, module=module_id(config))
+    spec = policy_spec(network(config), module=module_id(config))
     (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
     shutil.rmtree(path, ignore_errors=True)
     os.replace(tmp, path)
@@ -360,6 +361,8 @@ class Session:
     ) -> None:
         self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
         self.writer = writer
+        #: the league's driver (``agents.training.rllib.league``), with ``opponents.league``
+        self.league: Any = None
         self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model", state)
 
     @property
@@ -408,6 +411,10 @@ class Session:
             state.steps = steps0 + lifetime - lifetime0
             fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
             self.log_iteration(result, fps)
+            if self.league is not None:
+                scalars = self.league.after_iteration(state.steps, self.weights, network(config))
+                for tag, value in scalars.items():
+                    self.writer.add_scalar(tag, value, state.steps)
             if config.progress_bar:
                 print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
             if cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps:
@@ -465,6 +472,7 @@ def train(
     overrides: list[str] | tuple[str, ...] = (),
     address: str | None = None,
     env_runners: int = 1,
+    bridge: Any = None,
 ) -> TrainResult:
     """Train (or resume) a run with RLlib's PPO; see the module docstring.
 
@@ -476,6 +484,11 @@ def train(
         address: None to start a local loopback cluster, else ``auto`` or ``HOST:PORT``.
         env_runners: remote env runners, each stepping ``ppo.n_envs`` games (0: the
             driver samples).
+        bridge: what the run borrows from the SB3 side, passed in by the caller so that
+            this backend imports nothing of SB3 (``train.py`` passes
+            ``agents.training.sb3.convert.SB3_BRIDGE``): ``pretrain``'s imitation and
+            the league's snapshots as MaskablePPO models. Needed with ``pretrain`` or a
+            league with snapshots.
 
     Returns:
         The ``TrainResult``.
@@ -491,14 +504,20 @@ def train(
     # refuse a bad config before any cluster starts (open_run checks it again, cheaply)
     config = load_run_config(Path(resume), overrides) if resume else (config or load_config())
     check_config(config)
+    league = config.opponents.league
+    if bridge is None and (config.pretrain.active or (league.enabled and league.snapshot_every)):
+        raise ConfigError(
+            "pretrain and the league's snapshots on the rllib backend use the SB3 side's "
+            "code: pass bridge=agents.training.sb3.convert.SB3_BRIDGE (train.py does)"
+        )
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
         run = open_run(config, run_name, resume, overrides, check_config)
-        return start(run, lambda ready: _start(ready, env_runners))
+        return start(run, lambda ready: _start(ready, env_runners, bridge))
 
 
-def _start(run: RunStart, env_runners: int) -> TrainResult:
+def _start(run: RunStart, env_runners: int, bridge: Any) -> TrainResult:
     """Build the Algorithm in a ready run folder (restored from its checkpoint) and train."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -509,12 +528,37 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
     seed_driver(config.seed)
     algo = algorithm_config(config, env_runners).build_algo()
     try:
+        if checkpoint is None and config.pretrain.active:
+            start_from(algo, bridge.pretrained_weights(config, run_dir), module_id(config))
         if checkpoint is not None:
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
         writer = SummaryWriter(str(run_dir / "tb"))
+        session = Session(algo, config, run_dir, state, writer)
+        if config.opponents.league.enabled:
+            from agents.training.rllib.league import LeagueDriver
+
+            session.league = LeagueDriver(algo, config, run_dir, state, bridge)
         if checkpoint is None:
             writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
-        return drive(Session(algo, config, run_dir, state, writer))
+        return drive(session)
     finally:
         algo.stop()
+
+
+def start_from(algo: Any, weights: dict[str, np.ndarray], module: str) -> None:
+    """Load ``weights`` into the learner's module ``module`` and send them to every env runner.
+
+    Raises:
+        ConfigError: the weights do not fit the module (names the first misfit).
+    """
+    own = module_state(algo, module)
+    misfit = sorted(set(own) ^ set(weights)) or [
+        k for k in own if np.shape(own[k]) != np.shape(weights[k])
+    ]
+    if misfit:
+        raise ConfigError(f"pretrain: the start weights do not fit the RLModule ({misfit[0]})")
+    algo.learner_group.set_state({"learner": {"rl_module": {module: weights}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )

@@ -20,7 +20,10 @@ of the agent against the training opponents on one engine), shaped the way RLlib
   ones (``env.illegal_action: raise``), never a silent default.
 
 The opponents are the config's (``agents.training.opponents``: bots, shipped models,
-mixes); self-play trains through the PettingZoo env instead
+mixes, the league); the driver keeps the league and its snapshots and mirrors each change
+into every env runner's mixture (``agents.training.rllib.league``), and with a league the
+env records each finished hand's score against its opponent for the driver
+(``take_records``). Shared-policy self-play trains through the PettingZoo env instead
 (``agents.training.rllib.selfplay``). ``RLlibEntryEnv`` is the class RLlib builds in each
 env runner. It imports no Ray.
 """
@@ -37,6 +40,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from agents.training.config import TrainConfig, build_config
+from agents.training.league import hand_score
 from agents.training.opponents import TrainingOpponents, attach
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.keys import worker_seeds
@@ -106,6 +110,8 @@ class RLlibGinEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._ended = np.zeros(num_envs, bool)
+        #: the league's results since ``take_records``: ``(member, score)`` per hand
+        self.records: list[tuple[str, float]] = []
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -129,6 +135,8 @@ class RLlibGinEnv(VectorEnv):
         if restart.any():
             core.reset(restart)
         self._ended = result.terminated | result.truncated
+        if self.opponents.league is not None:
+            self._record_hands(result, restart)
         reward = np.where(restart, 0.0, result.reward).astype(np.float32)
         return (
             self._observe(),
@@ -137,6 +145,21 @@ class RLlibGinEnv(VectorEnv):
             result.truncated & ~restart,
             {},
         )
+
+    def _record_hands(self, result: Any, restart: np.ndarray) -> None:
+        """The league's records: each finished hand's score against its opponent."""
+        names = self.opponents.mixture.names
+        for i in np.flatnonzero((result.hands_ended > 0) & ~restart):
+            # NEXT_STEP autoreset: a game whose episode just ended restarts on the next
+            # step, so its episode counter still names the episode that ended
+            slot = self.opponents.opponent_slot(int(i), ended=False)
+            if slot >= 0:
+                self.records.append((names[slot], hand_score(int(result.hand_result[i]))))
+
+    def take_records(self) -> list[tuple[str, float]]:
+        """The league's records since the last call (the driver keeps the league)."""
+        records, self.records = self.records, []
+        return records
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: each game's legal actions (none for a game between episodes)."""

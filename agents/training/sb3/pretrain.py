@@ -48,7 +48,7 @@ def _privileged(name: str) -> bool:
 
 
 def copy_weights(model: Any, source: str) -> None:
-    """Load the network weights of ``source`` (a model name or ``.zip``) into ``model``.
+    """Load the network weights of ``source`` (a model name, ``.zip``, rllib policy) into ``model``.
 
     Privileged critic parameters present on one side only are skipped (see the module
     docstring).
@@ -57,10 +57,17 @@ def copy_weights(model: Any, source: str) -> None:
         ConfigError: when the saved network's parameters differ in name or shape.
         agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.policies.model import load_model, model_file
+    from agents.policies.model import load_model, model_file, rllib_folder
 
-    old = load_model(model_file(source) or Path(source))
-    saved = widen_inputs(old, model, source)
+    folder = rllib_folder(source)
+    if folder is not None:  # an rllib policy: the same parameters under SB3's names
+        from agents.policies.rllib_policy import load_sb3_weights
+
+        weights, width = load_sb3_weights(folder)
+    else:
+        old = load_model(model_file(source) or Path(source))
+        weights, width = old.policy.state_dict(), int(old.observation_space.shape[0])
+    saved = widen_inputs(weights, width, model, source)
     own = model.policy.state_dict()
     for name in set(saved) ^ set(own):  # a privileged critic on one side only
         if _privileged(name) and name in own:
@@ -81,10 +88,13 @@ def copy_weights(model: Any, source: str) -> None:
     model.policy.load_state_dict(saved)
 
 
-def widen_inputs(old: Any, model: Any, source: str) -> dict[str, torch.Tensor]:
+def widen_inputs(
+    saved: dict[str, torch.Tensor], width: int, model: Any, source: str
+) -> dict[str, torch.Tensor]:
     """The saved network's parameters, with zero weights for inputs ``model`` adds.
 
-    When ``old`` reads observation layout 1 and ``model`` layout 2, the rules blocks are
+    ``saved`` is the old network's ``state_dict`` and ``width`` its observation width.
+    When it reads observation layout 1 and ``model`` layout 2, the rules blocks are
     the only new inputs, and they come last in every layer that reads them: the scalar
     context of the ``cards`` network (its context layers and the pickup and value MLPs'
     first layers, whose inputs end with the context) or the observation of an MLP. Such
@@ -94,8 +104,8 @@ def widen_inputs(old: Any, model: Any, source: str) -> dict[str, torch.Tensor]:
     Raises:
         ConfigError: ``old`` reads a newer layout than ``model``.
     """
-    saved: dict[str, torch.Tensor] = old.policy.state_dict()
-    have = layout_version(int(old.observation_space.shape[0]))
+    saved = dict(saved)
+    have = layout_version(width)
     want = layout_version(int(model.observation_space.shape[0]))
     if have > want:
         raise ConfigError(

@@ -100,11 +100,9 @@ def test_masked_logits_keep_only_legal_actions():
 @pytest.mark.parametrize(
     ("override", "field"),
     [
-        ("ppo.policy=cards", "ppo.policy"),
         ("ppo.target_kl=0.02", "ppo.target_kl"),
         ("ppo.normalize_advantage=false", "ppo.normalize_advantage"),
         ("ppo.device=cuda", "ppo.device"),
-        ("pretrain.teacher=simple", "pretrain"),
         ("stats_window=100", "stats_window"),
     ],
 )
@@ -172,9 +170,9 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
     """An rllib policy folder with a damaged weights file gives a one-line load error."""
-    from agents.policies.rllib_policy import POLICY_FILE, policy_spec
+    from agents.policies.rllib_policy import POLICY_FILE, network_spec, policy_spec
 
-    spec = policy_spec((8,), "relu")
+    spec = policy_spec(network_spec("mlp", (8,)))
     spec["module_state"] = "module_state.pkl"
     (tmp_path / POLICY_FILE).write_text(json.dumps(spec))
     (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
@@ -357,3 +355,70 @@ def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp
     assert result.interrupted and (folder / "ckpt_000000000512").is_dir()
     assert not any(path.exists() for path in leftovers)
     assert scalars(run)["train/x"] == [256, 512]
+
+
+def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp_path):
+    """Bots and snapshots in one league: runners' records reach the driver, PFSP re-weights."""
+    from helpers import scalars
+
+    from agents.policies.model import ModelPolicy
+    from agents.training.rllib.backend import train
+    from agents.training.sb3.convert import SB3_BRIDGE
+
+    league = {"enabled": True, "bots": {"random": 1.0, "simple": 1.0}, "snapshot_every": 512,
+              "snapshots": 2, "exploiter_every": 0, "window": 50}  # fmt: skip
+    sets = [f"runs_dir={tmp_path}", "total_timesteps=2048", "ppo.n_steps=32"]
+    config = build_config(TINY, sets)
+    config = build_config(config.to_dict() | {"opponents": {"mix": {}, "league": league}})
+    result = train(
+        config, run_name="league", address=ray_local.address, env_runners=1, bridge=SB3_BRIDGE
+    )
+    run = result.run_dir
+    tags = scalars(run)
+    steps = tags["league/members"]  # one entry per PPO iteration
+    assert len(steps) >= 4 and steps[-1] == result.steps
+    # a snapshot after each iteration (of 512 steps and more) but the last; two are kept
+    files = [f"pool/snapshot_{s:012d}.zip" for s in steps[-3:-1]]
+    assert sorted(str(p.relative_to(run)) for p in (run / "pool").iterdir()) == files
+    assert tags[f"league/probability/self@{steps[-2]}"] == [steps[-2], steps[-1]]
+    (ckpt,) = (run / "checkpoints").glob("ckpt_*.json")
+    saved = json.loads(ckpt.read_text())
+    assert saved["pool"] == files and saved["last_snapshot_steps"] == steps[-2]
+    records = saved["league"]["records"]
+    assert records["random"] and records["simple"]
+    assert any(hands for name, hands in records.items() if name.startswith("self@"))
+    assert isinstance(load_policy(str(run / files[-1])), ModelPolicy)
+
+
+def test_init_from_a_shipped_card_model_starts_the_rllib_learner(ray_local, tmp_path):
+    """pretrain.init_from=ppo-cards on RLlib: at a 1e-12 learning rate it plays as ppo-cards."""
+    from agents.training.rllib.backend import train
+    from agents.training.sb3.convert import SB3_BRIDGE
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    sets = [f"runs_dir={tmp_path}", "ppo.policy=cards", "ppo.net_arch=[128]",
+            "pretrain.init_from=ppo-cards", "ppo.learning_rate=1e-12", "total_timesteps=256",
+            "eval.n_series=0", "eval.n_hands=4"]  # fmt: skip
+    config = build_config(TINY, sets)
+    result = train(config, run_name="init", address=ray_local.address, bridge=SB3_BRIDGE)
+    assert json.loads((result.run_dir / "pretrain.json").read_text()) == {"init_from": "ppo-cards"}
+    env = HollywoodGinVecEnv(64, opponent="simple", mode="series", seed=4)
+    obs, mask, simple = env.reset(), env.action_masks(), load_policy("simple", seed=1)
+    for _ in range(5):
+        obs, *_ = env.step(simple.act(obs, mask))
+        mask = env.action_masks()
+    mine, shipped = load_policy(str(result.run_dir)), load_policy("ppo-cards")
+    np.testing.assert_array_equal(mine.act(obs, mask), shipped.act(obs, mask))
+
+
+def test_league_exploiters_are_refused_and_the_bridge_is_asked_for():
+    """exploiter_every > 0 is refused by name; pretrain without the SB3 bridge says so."""
+    pytest.importorskip("ray")
+    from agents.training.rllib.backend import check_config, train
+
+    league = {"enabled": True, "bots": {"simple": 1.0}, "exploiter_every": 1000}
+    config = build_config(TINY | {"opponents": {"mix": {}, "league": league}})
+    with pytest.raises(ConfigError, match=r"^opponents.league.exploiter_every is not supported"):
+        check_config(config)
+    with pytest.raises(ConfigError, match="pass bridge=agents.training.sb3.convert.SB3_BRIDGE"):
+        train(build_config(TINY, ["pretrain.teacher=simple"]))
