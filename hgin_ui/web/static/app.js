@@ -414,6 +414,10 @@ function renderPlay(view) {
   play.lastLog = view.log.length;
   $("play-title").textContent = `Hand ${view.hand_no}: ${myName} against ${view.names[1 - me]}`;
   $("play-status").textContent = view.status;
+  const lat = view.latency;
+  $("play-latency").textContent = lat
+    ? `${view.opponent} thinks ${lat.mean_ms} ms a move on average (last ${lat.last_ms} ms, longest ${lat.max_ms} ms, ${lat.decisions} moves)`
+    : "";
   // the opponent's latest moves stay announced until it moves again or the hand ends
   if (theirs.length || !sameHand || view.result) {
     $("play-announce").textContent = theirs.join(" · ");
