@@ -75,7 +75,7 @@ def bench_sb3(config, iterations: int) -> tuple[int, float, float, str]:
     import torch
 
     from agents.training.opponents import TrainingOpponents
-    from agents.training.runner import make_env, make_model
+    from agents.training.sb3.runner import make_env, make_model
 
     torch.set_num_threads(config.ppo.torch_threads)
     opponents = TrainingOpponents(config.opponents, config.ppo.n_envs, Path("/tmp"), 0)
@@ -90,8 +90,8 @@ def bench_rllib(config, iterations: int, runners: int) -> tuple[int, float, floa
     """RLlib PPO with ``runners`` env runners: (steps, wall s, CPU s of all processes, load)."""
     import torch
 
+    from agents.cluster.ray import ray_cluster
     from agents.training.rllib.backend import algorithm_config
-    from agents.training.rllib.cluster import ray_cluster
 
     torch.set_num_threads(config.ppo.torch_threads)
     with ray_cluster(num_cpus=max(2, runners), log_to_driver=False):
@@ -152,8 +152,8 @@ def eval_table(series: int, repeats: int) -> None:
     "same result" column says whether every result (every figure of its JSON but the
     timings) equals the one-process run's.
     """
+    from agents.cluster.ray import ray_cluster
     from agents.evaluation import evaluate, processes, ray
-    from agents.training.rllib.cluster import ray_cluster
 
     def figures(result) -> dict:
         data = result.to_dict()
@@ -203,7 +203,7 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import load_config
     from agents.training.rllib.backend import train as train_rllib
-    from agents.training.runner import train as train_sb3
+    from agents.training.sb3.runner import train as train_sb3
 
     runs = Path("/tmp/hgin-parity")
     rows, wins = [], {"MaskablePPO": [], "RLlib PPO (1 env runner)": []}

@@ -55,7 +55,7 @@ from train_overhead import TrivialVecEnv  # noqa: E402
 
 from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
-from agents.training.runner import make_env, make_model  # noqa: E402
+from agents.training.sb3.runner import make_env, make_model  # noqa: E402
 from hgin_env.envs.core import GinCore  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv  # noqa: E402

@@ -45,10 +45,10 @@ from stable_baselines3.common.callbacks import CallbackList  # noqa: E402
 from stable_baselines3.common.logger import configure  # noqa: E402
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
-from agents.training.callbacks import HandStatsCallback  # noqa: E402
 from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
-from agents.training.runner import make_env, make_model  # noqa: E402
+from agents.training.sb3.callbacks import HandStatsCallback  # noqa: E402
+from agents.training.sb3.runner import make_env, make_model  # noqa: E402
 from hgin_env.engine.actions import N_ACTIONS  # noqa: E402
 from hgin_env.envs.observation import OBS_DIM  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402

@@ -34,6 +34,7 @@ import json
 import sys
 from pathlib import Path
 
+from agents.cluster.ray import RayClusterError
 from agents.evaluation import Runner, evaluate, league, local, processes, ray, shard_bounds
 from agents.evaluation.report import (
     RESULTS_HEADER,
@@ -45,7 +46,6 @@ from agents.evaluation.report import (
 )
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.policies.model import PolicyLoadError, load_policy
-from agents.training.rllib.cluster import RayClusterError
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.workers import EnvWorkerError
 from hgin_ui.terminal import parse_rules

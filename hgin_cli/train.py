@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
-    from agents.training.rllib.cluster import RayClusterError
     from hgin_env.envs.workers import EnvWorkerError
 
     try:
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             config = load_config(args.config, args.overrides, seed=args.seed)
         if args.print_config:
             if config is None:  # the saved config with the --set overrides, as resuming uses it
-                from agents.training.runner import load_run_config
+                from agents.training.run import load_run_config
 
                 config = load_run_config(Path(args.resume), args.overrides)
             print(config.to_yaml())

@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 def ray_local():
     """One local loopback Ray cluster (2 CPUs) shared by the Ray tests; stopped at the end."""
     pytest.importorskip("ray")
-    from agents.training.rllib.cluster import ray_cluster
+    from agents.cluster.ray import ray_cluster
 
     with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
         yield cluster

@@ -60,21 +60,29 @@ def imported_from(node: ast.ImportFrom, name: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def named_imports(path: Path, name: str) -> set[str]:
+    """Every name module ``name`` (the file ``path``) imports, anywhere, as written.
+
+    ``from a.b import c`` names ``a.b`` and ``a.b.c`` (``c`` may be a module or not).
+    """
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = imported_from(node, name, path.name == "__init__.py")
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Every project module under ``root`` -> the project modules its code imports (anywhere)."""
     files = {module_name(p, root): p for pkg in PACKAGES for p in (root / pkg).rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
-        targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                module = imported_from(node, name, path.name == "__init__.py")
-                targets.add(module)
-                targets.update(f"{module}.{alias.name}" for alias in node.names)
         resolved = set()
-        for target in targets:
+        for target in named_imports(path, name):
             while target and target not in files:
                 target = target.rpartition(".")[0]
             if target and target != name:
@@ -109,6 +117,68 @@ def test_no_module_imports_a_higher_layer():
         if layer(dep) > layer(mod)
     ]
     assert upward == []
+
+
+#: the SB3 side of training: a module under ``agents.training.sb3`` or a third-party one
+SB3_SIDE = ("agents.training.sb3", "stable_baselines3", "sb3_contrib")
+
+
+def imports_of(module: str, root: Path = ROOT) -> set[str]:
+    """Every module a project module's code names in an import (anywhere), as written."""
+    path = root / Path(*module.split("."))
+    return named_imports(path / "__init__.py" if path.is_dir() else path.with_suffix(".py"), module)
+
+
+def reachable(graph: dict[str, set[str]], starts: list[str]) -> set[str]:
+    """The project modules ``starts`` import, directly or through others (``starts`` too)."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for dep in graph[todo.pop()] - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return seen
+
+
+def within(module: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``module`` is one of ``prefixes`` or inside one of them."""
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def test_evaluation_imports_nothing_from_training():
+    """No module of agents.evaluation reaches agents.training (directly or through others)."""
+    graph = import_graph()
+    evaluation = [m for m in graph if within(m, ("agents.evaluation",))]
+    assert evaluation
+    found = sorted(m for m in reachable(graph, evaluation) if within(m, ("agents.training",)))
+    assert found == []
+
+
+def test_the_rllib_backend_imports_nothing_from_the_sb3_side():
+    """agents.training.rllib, and the training modules it reaches, import nothing of SB3."""
+    graph = import_graph()
+    rllib = [m for m in graph if within(m, ("agents.training.rllib",))]
+    assert rllib
+    training = [m for m in reachable(graph, rllib) if within(m, ("agents.training",))]
+    found = sorted(m for m in training if within(m, SB3_SIDE))
+    found += sorted(
+        f"{m} imports {name}" for m in training for name in imports_of(m) if within(name, SB3_SIDE)
+    )
+    assert found == []
+
+
+def test_the_backend_checks_can_fail(tmp_path):
+    """The reach and import checks see an SB3 import through a core module."""
+    for folder in ("agents", "agents/training", "agents/training/rllib", "agents/training/sb3"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "agents" / "training" / "core.py").write_text("from .sb3 import loop\n")
+    (tmp_path / "agents" / "training" / "sb3" / "loop.py").write_text("")
+    (tmp_path / "agents" / "training" / "rllib" / "b.py").write_text(
+        "from agents.training import core\nimport stable_baselines3\n"
+    )
+    graph = import_graph(tmp_path)
+    assert "agents.training.sb3.loop" in reachable(graph, ["agents.training.rllib.b"])
+    assert "stable_baselines3" in imports_of("agents.training.rllib.b", tmp_path)
 
 
 def test_the_cycle_check_can_fail():

@@ -14,7 +14,7 @@ results are valid but not the local run's. A league submits every pair's shards 
 waiting for any, so the cluster stays busy across pairs.
 
 The runner's ``session`` starts or joins the cluster
-(``agents.training.rllib.cluster.ray_cluster``); ``evaluate`` enters it for one match, a
+(``agents.cluster.ray.ray_cluster``); ``evaluate`` enters it for one match, a
 caller playing several enters it once. ``ray`` is imported only when a match is started.
 """
 
@@ -26,6 +26,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from agents.cluster.ray import ray_cluster
 from agents.evaluation.match import (
     MatchJob,
     MatchPlan,
@@ -36,7 +37,6 @@ from agents.evaluation.match import (
 )
 from agents.evaluation.tally import MatchTally
 from agents.evaluation.transcript import TranscriptRecorder
-from agents.training.rllib.cluster import ray_cluster
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from hgin_env.engine.keys import Salt, fresh_seed, hash_stream, to_uniform
+from hgin_env.engine.keys import Salt, fresh_seed, game_seed_rows, hash_stream, to_uniform
 from hgin_env.envs.policy import Policy, accepts_keys
 
 #: the per-game arrays of the assignment state (``per_game_state``)
@@ -121,7 +121,7 @@ class MixturePolicy:
         if rows.dtype == bool:
             rows = np.flatnonzero(rows)
         if rows.size:
-            game = (self.seed + self.first_game + rows).astype(np.uint64)
+            game = game_seed_rows(self.seed, self.first_game + rows)
             keys = hash_stream(game, self.draws[rows], Salt.MIXTURE_DRAW)
             uniform = to_uniform(keys)
             edges = np.cumsum(self.probabilities)

@@ -261,25 +261,3 @@ def read_state(path: Path) -> TrainState:
         raise CheckpointError(
             f"checkpoint state {state_path} is missing or corrupt ({exc})"
         ) from exc
-
-
-def load_model(
-    path: Path, env: Any, custom_objects: dict[str, Any] | None = None, device: str = "cpu"
-) -> Any:
-    """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
-
-    ``device`` is the torch device the resumed model trains on (``ppo.device``).
-
-    Raises:
-        CheckpointError: a missing or corrupt file, naming it.
-    """
-    from sb3_contrib import MaskablePPO
-
-    check_model_zip(path)
-    try:
-        return MaskablePPO.load(path, env=env, device=device, custom_objects=custom_objects)
-    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 means an unusable file
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise CheckpointError(
-            f"checkpoint {path} cannot be loaded: {type(exc).__name__}: {first}"
-        ) from exc

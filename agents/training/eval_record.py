@@ -1,10 +1,10 @@
-"""A run's evaluation record, ``eval.json``, kept the same way by both training backends.
+"""Evaluation during training, done and kept the same way by both training backends.
 
-``EvalRecord`` turns one evaluation (the per-opponent results of
-``callbacks.evaluate_opponent``) into the ``eval/`` scalars, the run's best model and
-``eval.json``: the latest evaluation in full, the best one and the history. The SB3
-``EvalCallback`` and the rllib backend's session both write through it, so their
-``eval.json`` files and curves mean the same.
+``evaluate_opponent`` plays the trainer's evaluation against one opponent;
+``EvalRecord`` turns one evaluation (its per-opponent results) into the ``eval/``
+scalars, the run's best model and ``eval.json``: the latest evaluation in full, the best
+one and the history. The SB3 ``EvalCallback`` and the rllib backend's session both write
+through it, so their ``eval.json`` files and curves mean the same.
 
 On resume (a run continued from its checkpoint at step S), the history keeps only its
 entries up to S: later ones come from the part of the stopped session that the resumed
@@ -25,7 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation import evaluate
+from agents.evaluation.hand_eval import evaluate_hands
 from agents.training.checkpoint import TrainState, atomic_write_text
+from agents.training.config import EvalConfig
+from hgin_env.engine.config import RulesConfig
 
 #: where a backend logs one scalar of the current step: ``record(tag, value)``
 Record = Callable[[str, float], None]
@@ -123,3 +127,66 @@ class EvalRecord:
         }
         atomic_write_text(self.run_dir / "eval.json", json.dumps(data, indent=2, default=float))
         return entry
+
+
+def evaluate_opponent(
+    agent: Any, name: str, opponent: Any, cfg: EvalConfig, rules: RulesConfig, seed: int
+) -> dict[str, Any]:
+    """The trainer's evaluation against one opponent: full results and a flat summary.
+
+    ``cfg.n_series`` full series (``agents.evaluation.evaluate``) and ``cfg.n_hands``
+    single hands (``hand_eval``), both on the deals of ``seed``, with every random stream
+    restarted first, so each evaluation of a run plays the same deals the same way. Both
+    training backends use it.
+
+    The summary holds the numbers of the ``eval/`` TensorBoard tags, each kind under its
+    own names: the series' as ``series_win_rate``, ``series_points_per_hand``,
+    ``series_hand_win_rate``, ``series_gin_rate``, ``series_knock_rate`` and
+    ``series_undercut_rate``; the single hands' as ``hand_win_rate``,
+    ``points_per_hand``, ``gin_rate``, ``knock_rate`` and ``undercut_rate``. With
+    ``n_hands`` 0 those five plain names hold the series' hand figures instead (so
+    ``eval.best_metric`` always has a value).
+
+    Returns:
+        ``{"summary": {...}, "series": <EvalResult dict>, "hands": <HandEvalResult dict>}``.
+    """
+    out: dict[str, Any] = {"summary": {}}
+    summary = out["summary"]
+    if cfg.n_series:
+        _reseed(agent, seed)
+        series = evaluate(
+            agent, opponent, cfg.n_series, seed=seed, rules=rules, progress=False,
+            max_hands_per_series=cfg.max_hands_per_series, name_a="agent", name_b=name,
+        )  # fmt: skip
+        out["series"] = series.to_dict()
+        hand_figures = {
+            "hand_win_rate": series.hand_win_rate,
+            "points_per_hand": series.points_per_hand,
+            "gin_rate": series.a.gin_rate,
+            "knock_rate": series.a.knock_rate,
+            "undercut_rate": series.a.undercut_suffered_rate,
+        }
+        summary["series_win_rate"] = series.series_win_rate
+        summary.update({f"series_{key}": value for key, value in hand_figures.items()})
+        if not cfg.n_hands:
+            summary.update(hand_figures)
+    if cfg.n_hands:
+        _reseed(agent, seed)
+        _reseed(opponent, seed)
+        hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=seed, rules=rules)
+        out["hands"] = hands.to_dict()
+        summary.update(
+            hand_win_rate=hands.hand_win_rate,
+            points_per_hand=hands.points_per_hand,
+            gin_rate=hands.gin_rate,
+            knock_rate=hands.knock_rate,
+            undercut_rate=hands.undercut_rate,
+        )
+    return out
+
+
+def _reseed(policy: Any, seed: int) -> None:
+    """Restart a policy's random stream when it has one (same play at every evaluation)."""
+    reseed = getattr(policy, "seed", None)
+    if callable(reseed):
+        reseed(seed)

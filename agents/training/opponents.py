@@ -33,6 +33,7 @@ from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import OpponentConfig
 from agents.training.league import League, snapshot_config
 from agents.training.selfplay import SnapshotPool, load_snapshot
+from hgin_env.engine.keys import SeedStream, sub_seed
 
 
 class TrainingOpponents:
@@ -57,7 +58,10 @@ class TrainingOpponents:
         mix = league.bots if league is not None else config.mix
         self.bot_names = [name for name, w in mix.items() if w > 0]
         self.bot_weights = np.array([mix[name] for name in self.bot_names], dtype=float)
-        bots = [load_policy(name, seed + i) for i, name in enumerate(self.bot_names)]
+        bots = [
+            load_policy(name, sub_seed(seed, SeedStream.TRAINING_BOT, i))
+            for i, name in enumerate(self.bot_names)
+        ]
         selfplay = snapshot_config(league) if league is not None else config.selfplay
         self.snapshot_every = selfplay.snapshot_every
         self.pool = SnapshotPool(selfplay, pool_dir, seed) if selfplay.enabled else None
@@ -153,7 +157,7 @@ class TrainingOpponents:
         return TorchPolicy(
             load_snapshot(path),
             deterministic=self.league.config.deterministic,
-            seed=self.mixture.seed + steps,
+            seed=sub_seed(self.mixture.seed, SeedStream.EXPLOITER, steps),
             name=name,
         )
 

@@ -22,6 +22,7 @@ from agents.policies.model import load_model
 from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
+from hgin_env.engine.keys import SeedStream, sub_seed
 
 
 @dataclass
@@ -80,7 +81,7 @@ class SnapshotPool:
         return TorchPolicy(
             network,
             deterministic=self.config.deterministic,
-            seed=self.seed + steps,
+            seed=sub_seed(self.seed, SeedStream.SNAPSHOT, steps),
             name=f"self@{steps}",
         )
 

@@ -13,8 +13,9 @@ Two things would break it, and this module handles both:
 2. **SB3 logs an update's ``train/*`` losses with the next rollout** (it dumps the logs
    after collecting a rollout, then trains), so the last update landed on the final step
    next to the previous update's values: two points at one step.
-   ``TrainLogFlushCallback`` writes each update's ``train/*`` at the step it ran (at the
-   start of the next rollout), and the runner writes the last one after ``learn``.
+   ``agents.training.sb3.callbacks.TrainLogFlushCallback`` writes each update's
+   ``train/*`` at the step it ran (at the start of the next rollout), and the SB3 runner
+   writes the last one after its loop.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from stable_baselines3.common.callbacks import BaseCallback
 from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
 from tensorboard.compat.proto import event_pb2
 from tensorboard.summary.writer.record_writer import RecordWriter
@@ -69,18 +69,3 @@ def truncate_events(tb_dir: Path, steps: int) -> int:
             atomic_write(path, write)
             dropped += n
     return dropped
-
-
-class TrainLogFlushCallback(BaseCallback):
-    """Writes the pending logs (an update's ``train/*``) at the start of each rollout.
-
-    SB3 records an update's losses after its ``dump``; without this they would appear at
-    the end of the next rollout (see the module docstring).
-    """
-
-    def _on_rollout_start(self) -> None:
-        if self.logger.name_to_value:
-            self.logger.dump(self.num_timesteps)
-
-    def _on_step(self) -> bool:
-        return True

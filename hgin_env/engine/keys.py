@@ -7,13 +7,16 @@ Two kinds of stream, each with its one table of names:
   on its own seed and counter alone, never on the batch it plays in: the engine's decks
   and dealers, the environments' seats and opponent keys, the evaluator's per-decision
   keys, the training mixture's draws and a network's sampling noise;
-- **seed streams** (``SeedStream``): a new integer seed derived from a seed and a stream
-  number through numpy's ``SeedSequence``, for seeds that start other generators: the
-  evaluator's series and policies, a training session's deals, an env runner's games.
+- **seed streams** (``SeedStream``): a new integer seed derived from a seed, a stream
+  number and a counter through numpy's ``SeedSequence``, for seeds that start other
+  generators: the evaluator's series and policies, a training session's deals, an env
+  runner's games, the training opponents' bots and snapshots.
 
 A new stream takes a new name (and number) in its table; changing a number changes every
-game, result and test that uses it. The stream numbers and bit widths here are those the
-project has always used, so seeds give the numbers they gave before this module existed.
+game, result and test that uses it. Nothing outside this module adds to or multiplies a
+seed to make another one (``tests/engine/test_keys.py`` checks it). The evaluator's streams
+(``DEALS``, ``POLICY_A``, ``POLICY_B``) keep the numbers and widths they always had, so an
+evaluation's seed plays the games it played before this module existed.
 
 Also here: the seed range (``check_seed``, ``MAX_SEED``), per-game seeds
 (``game_seeds``), uniform numbers from keys (``key_uniforms``, ``to_uniform``) and the
@@ -81,7 +84,14 @@ class Salt(IntEnum):
 
 
 class SeedStream(IntEnum):
-    """The stream number of every seed derived through ``SeedSequence([seed, stream])``."""
+    """The stream number of every seed derived from a run's or an evaluation's seed.
+
+    The first four are ``SeedSequence([seed, stream])``, the form the evaluator has always
+    used (its documented results depend on it). Every later stream is
+    ``SeedSequence(seed, spawn_key=(stream, counter))``: numpy pads the entropy of a seed
+    with a spawn key to four words first, so no ``[seed, stream]`` pair, and no other
+    ``(stream, counter)``, gives the same numbers.
+    """
 
     #: evaluation: the series' deal seeds
     DEALS = 0
@@ -90,6 +100,32 @@ class SeedStream(IntEnum):
     POLICY_B = 2
     #: league: the bootstrap draws of the ratings' intervals
     RATINGS = 3
+    #: training: a session's deals (counter: the step the session starts at)
+    SESSION = 4
+    #: training: the deals a teacher's demonstrations are recorded on (``pretrain``)
+    PRETRAIN_DEALS = 5
+    #: training: the teacher's own random stream
+    TEACHER = 6
+    #: training: the minibatch order of imitation
+    IMITATION = 7
+    #: training: a resumed session's global generators (counter: the step it resumes at)
+    RESUME = 8
+    #: training: an env runner's games and torch draws (counter: the worker index)
+    ENV_RUNNER = 9
+    #: training: the random stream of each opponent bot (counter: its place in the mix)
+    TRAINING_BOT = 10
+    #: training: a self-play snapshot's sampling (counter: the step it was taken at)
+    SNAPSHOT = 11
+    #: training: a league exploiter's sampling (counter: the learner's step it trained at)
+    EXPLOITER = 12
+    #: web table: the second player's random stream of a watched game
+    WATCH_SECOND = 13
+
+
+#: the streams of the historical form ``SeedSequence([seed, stream])``
+_PAIR_STREAMS = frozenset(
+    {SeedStream.DEALS, SeedStream.POLICY_A, SeedStream.POLICY_B, SeedStream.RATINGS}
+)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -152,20 +188,33 @@ def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
     return to_uniform(x)
 
 
-def _seed_words(words: list[int], count: int, drop_bits: int) -> np.ndarray:
-    """``count`` uint64 words of ``SeedSequence(words)``, each shifted right ``drop_bits``."""
-    state = np.random.SeedSequence(words).generate_state(count, np.uint64)
-    return state >> np.uint64(drop_bits)
+def _stream_words(seed: int, stream: SeedStream, counter: int, count: int) -> np.ndarray:
+    """``count`` uint64 words of stream ``stream`` of ``seed`` at ``counter``.
+
+    Raises:
+        ValueError: a counter on one of the four pair streams (they have none).
+    """
+    if stream in _PAIR_STREAMS:
+        if counter:
+            raise ValueError(f"stream {stream.name} takes no counter, got {counter}")
+        sequence = np.random.SeedSequence([seed, stream])
+    else:
+        sequence = np.random.SeedSequence(seed, spawn_key=(stream, counter))
+    return sequence.generate_state(count, np.uint64)
 
 
-def sub_seed(seed: int, stream: SeedStream) -> int:
-    """A 63-bit seed derived from ``(seed, stream)``."""
-    return int(_seed_words([seed, stream], 1, 1)[0])
+def sub_seed(seed: int, stream: SeedStream, counter: int = 0, bits: int = 63) -> int:
+    """A ``bits``-bit seed derived from ``(seed, stream, counter)`` (the top bits of a word).
+
+    >>> sub_seed(3, SeedStream.SNAPSHOT, 2048, bits=32) < 2**32
+    True
+    """
+    return int(_stream_words(seed, stream, counter, 1)[0] >> np.uint64(64 - bits))
 
 
 def series_seeds(seed: int, n: int) -> np.ndarray:
     """uint64[n]: the deal seeds of an evaluation's ``n`` series (``SeedStream.DEALS``)."""
-    return _seed_words([seed, SeedStream.DEALS], n, 0)
+    return _stream_words(seed, SeedStream.DEALS, 0, n)
 
 
 def session_seed(seed: int, steps: int) -> int:
@@ -174,12 +223,12 @@ def session_seed(seed: int, steps: int) -> int:
     Derived through a hash so that runs with nearby seeds, and a resumed session, do not
     replay the same deals.
     """
-    return int(_seed_words([seed, steps], 1, 2)[0])
+    return sub_seed(seed, SeedStream.SESSION, steps, bits=62)
 
 
 def worker_seeds(seed: int, worker: int) -> tuple[int, int]:
     """The game seed and torch seed (62 bits each) of env runner ``worker`` of a run."""
-    games, draws = _seed_words([seed, worker], 2, 2)
+    games, draws = _stream_words(seed, SeedStream.ENV_RUNNER, worker, 2) >> np.uint64(2)
     return int(games), int(draws)
 
 
@@ -206,6 +255,16 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
+def game_seed_rows(seed: int, rows: np.ndarray) -> np.ndarray:
+    """uint64 seeds of games ``rows`` of ``seed``: game i plays ``seed + i`` (mod 2**64).
+
+    >>> game_seed_rows(2**64 - 1, np.array([0, 2])).tolist()
+    [18446744073709551615, 1]
+    """
+    with np.errstate(over="ignore"):
+        return np.uint64(check_seed(seed)) + np.asarray(rows, dtype=np.uint64)
+
+
 def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
     """Per-game uint64 seeds: an int s gives s, s+1, ..., s+n-1; an array is used as is.
 
@@ -215,7 +274,7 @@ def game_seeds(seed: SeedLike, n: int) -> np.ndarray:
         seed = fresh_seed()
     arr = np.asarray(seed)
     if arr.ndim == 0:
-        return np.uint64(check_seed(arr.item())) + np.arange(n, dtype=np.uint64)
+        return game_seed_rows(arr.item(), np.arange(n))
     if arr.shape != (n,):
         raise ValueError(f"seed array must have shape ({n},), got {arr.shape}")
     if arr.dtype.kind != "u":

@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from agents.policies.model import PolicyLoadError
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.keys import SeedStream, sub_seed
 from hgin_env.envs.policy import Policy
 from hgin_env.replay import ReplayError, parse_transcript
 from hgin_ui.terminal import MoveError
@@ -212,7 +213,7 @@ async def new_watch(request: Request) -> JSONResponse:
     seed, rules = seed_field(data, d.seed), rules_field(data, d.rules)
 
     def start() -> dict[str, Any]:
-        second = None if seed is None else (seed + 1) % 2**64
+        second = None if seed is None else sub_seed(seed, SeedStream.WATCH_SECOND)
         bots = (state.policy(specs[0], seed), state.policy(specs[1], second))
         game = WatchGame(state.store.new_id(), specs, bots, seed, rules, state.transcript)
         state.keep(game)

@@ -19,11 +19,11 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from agents.policies.mixture import MixturePolicy
 from agents.policies.model import ModelPolicy
 from agents.policies.torch_policy import TorchPolicy
-from agents.training import callbacks as callbacks_module
 from agents.training.checkpoint import latest_checkpoint
 from agents.training.config import build_config
 from agents.training.opponents import attach, install_policy
-from agents.training.runner import train
+from agents.training.sb3 import callbacks as callbacks_module
+from agents.training.sb3.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import RandomPolicy

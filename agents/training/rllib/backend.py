@@ -1,6 +1,6 @@
 """``train.py --backend rllib``: the project's YAML configs trained by RLlib's PPO on Ray.
 
-The same config file and run folder as the SB3 path (``agents.training.runner``), trained
+The same config file and run folder as the SB3 path (``agents.training.sb3.runner``), trained
 by RLlib's PPO on its new API stack (RLModule / Learner / EnvRunner):
 
 - each env runner steps one batched env of ``ppo.n_envs`` games
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.cluster.ray import ray_cluster
 from agents.policies.model import load_policy
 from agents.policies.rllib_policy import (
     DEFAULT_MODULE,
@@ -53,7 +54,6 @@ from agents.policies.rllib_policy import (
     RLlibPolicy,
     policy_spec,
 )
-from agents.training.callbacks import evaluate_opponent
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
     ConfigError,
@@ -63,14 +63,14 @@ from agents.training.config import (
     load_config,
     save_config,
 )
-from agents.training.eval_record import EvalRecord
-from agents.training.rllib.cluster import ray_cluster
-from agents.training.runner import (
+from agents.training.eval_record import EvalRecord, evaluate_opponent
+from agents.training.run import (
     RunStart,
     TrainResult,
-    interrupted_early,
+    drive,
     load_run_config,
     open_run,
+    start,
 )
 from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
@@ -347,7 +347,13 @@ def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[st
 
 
 class Session:
-    """One training session of a run: the Algorithm, the run folder, TensorBoard, state."""
+    """One training session of a run: the Algorithm, the run folder, TensorBoard, state.
+
+    ``agents.training.run.drive`` runs it: ``learn``, then the final evaluation,
+    checkpoint and policy; Ctrl-C writes a checkpoint.
+    """
+
+    resume_command = "python train.py --backend rllib --resume"
 
     def __init__(
         self, algo: Any, config: TrainConfig, run_dir: Path, state: TrainState, writer: Any
@@ -355,6 +361,11 @@ class Session:
         self.algo, self.config, self.run_dir, self.state = algo, config, run_dir, state
         self.writer = writer
         self.record = EvalRecord(run_dir, config.eval.best_metric, "best_model", state)
+
+    @property
+    def steps(self) -> int:
+        """The environment steps trained so far."""
+        return self.state.steps
 
     @property
     def history(self) -> list[dict[str, Any]]:
@@ -382,6 +393,39 @@ class Session:
             if theirs in learner:
                 scalar(ours, float(learner[theirs]), steps)
         scalar("time/fps", fps, steps)
+
+    def learn(self) -> None:
+        """PPO iterations to ``total_timesteps``, evaluations and checkpoints on schedule."""
+        config, state, algo = self.config, self.state, self.algo
+        cfg_eval, cfg_ckpt = config.eval, config.checkpoint
+        steps0, lifetime0 = state.steps, None
+        while state.steps < config.total_timesteps:
+            tick = time.perf_counter()
+            result = algo.train()
+            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            if lifetime0 is None:  # the counter survives a restore; count this session's
+                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
+            state.steps = steps0 + lifetime - lifetime0
+            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
+            self.log_iteration(result, fps)
+            if config.progress_bar:
+                print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
+            if cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps:
+                self.run_evaluation()
+            due_ckpt = (
+                cfg_ckpt.every_steps
+                and state.steps - state.last_checkpoint_steps >= cfg_ckpt.every_steps
+            )
+            if due_ckpt:
+                self.checkpoint()
+
+    def save_final(self) -> None:
+        """Write the policy alone to ``final_model/``."""
+        write_policy(self.run_dir / "final_model", self.weights(), self.config)
+
+    def close(self) -> None:
+        """Close the TensorBoard writer (the Algorithm is stopped by ``train``)."""
+        self.writer.close()
 
     def weights(self) -> dict[str, np.ndarray]:
         """The learner's current weights of the run's module."""
@@ -451,10 +495,7 @@ def train(
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
         run = open_run(config, run_name, resume, overrides, check_config)
-        try:
-            return _start(run, env_runners)
-        except KeyboardInterrupt:  # before the training loop, which handles its own
-            return interrupted_early(run)
+        return start(run, lambda ready: _start(ready, env_runners))
 
 
 def _start(run: RunStart, env_runners: int) -> TrainResult:
@@ -472,60 +513,8 @@ def _start(run: RunStart, env_runners: int) -> TrainResult:
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resuming {run_dir} from {checkpoint.name} at step {state.steps:,}")
         writer = SummaryWriter(str(run_dir / "tb"))
-        session = Session(algo, config, run_dir, state, writer)
-        return _learn(session, checkpoint is None)
+        if checkpoint is None:
+            writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
+        return drive(Session(algo, config, run_dir, state, writer))
     finally:
         algo.stop()
-
-
-def _learn(session: Session, fresh: bool) -> TrainResult:
-    """The loop: PPO iterations, evaluations and checkpoints at their intervals; the end."""
-    config, state, algo = session.config, session.state, session.algo
-    cfg_eval, cfg_ckpt = config.eval, config.checkpoint
-    if fresh:
-        session.writer.add_text("config", f"```yaml\n{config.to_yaml()}```", 0)
-    start, steps0, seconds = time.perf_counter(), state.steps, 0.0
-    lifetime0: int | None = None
-    interrupted, final_eval = False, None
-    try:
-        while state.steps < config.total_timesteps:
-            tick = time.perf_counter()
-            result = algo.train()
-            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
-            if lifetime0 is None:  # the counter survives a restore; count this session's
-                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
-            state.steps = steps0 + lifetime - lifetime0
-            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
-            session.log_iteration(result, fps)
-            if config.progress_bar:
-                print(f"step {state.steps:>10,}  {fps:8,.0f} steps/s", flush=True)
-            due_eval = (
-                cfg_eval.every_steps and state.steps - state.last_eval_steps >= cfg_eval.every_steps
-            )
-            if due_eval:
-                session.run_evaluation()
-            due_ckpt = (
-                cfg_ckpt.every_steps
-                and state.steps - state.last_checkpoint_steps >= cfg_ckpt.every_steps
-            )
-            if due_ckpt:
-                session.checkpoint()
-        seconds = time.perf_counter() - start
-        if state.last_eval_steps != state.steps or not session.history:
-            final_eval = session.run_evaluation()
-        else:
-            final_eval = session.history[-1]
-        if state.last_checkpoint_steps != state.steps:
-            session.checkpoint()
-        write_policy(session.run_dir / "final_model", session.weights(), config)
-    except KeyboardInterrupt:
-        interrupted = True
-        seconds = seconds or time.perf_counter() - start
-        path = session.checkpoint()
-        print(
-            f"\ninterrupted at step {state.steps:,}: checkpoint {path} written.\n"
-            f"continue with: python train.py --backend rllib --resume {session.run_dir}"
-        )
-    session.writer.close()
-    fps = (state.steps - steps0) / seconds if seconds > 0 else 0.0
-    return TrainResult(session.run_dir, state.steps, interrupted, fps, seconds, final_eval)

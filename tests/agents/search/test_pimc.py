@@ -265,7 +265,7 @@ def test_the_search_is_a_training_opponent_by_name():
 
 def test_the_search_records_demonstrations_as_a_pretrain_teacher():
     """``pretrain.record`` with ``pimc`` as the teacher keeps legal decisions (distillation)."""
-    from agents.training.pretrain import record
+    from agents.training.sb3.pretrain import record
     from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
     env = HollywoodGinVecEnv(4, opponent="simple", mode="series", seed=4)

@@ -22,7 +22,7 @@ from agents.training.card_net import (
     meld_with,
 )
 from agents.training.config import ConfigError, build_config
-from agents.training.runner import train
+from agents.training.sb3.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS, card_id, parse_cards
 from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT, encode_observations

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from agents.training.callbacks import HandStatsCallback
+from agents.training.sb3.callbacks import HandStatsCallback
 from hgin_env.engine.game import Outcome
 
 

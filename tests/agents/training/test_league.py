@@ -14,7 +14,7 @@ from agents.training.checkpoint import latest_checkpoint, read_state
 from agents.training.config import LeagueConfig, build_config
 from agents.training.league import League
 from agents.training.opponents import TrainingOpponents
-from agents.training.runner import train
+from agents.training.sb3.runner import train
 from agents.training.schema import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]

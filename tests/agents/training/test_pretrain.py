@@ -12,8 +12,8 @@ import torch
 
 from agents.policies.model import ModelPolicy, load_policy
 from agents.training.config import ConfigError, build_config
-from agents.training.pretrain import record
-from agents.training.runner import train
+from agents.training.sb3.pretrain import record
+from agents.training.sb3.runner import train
 from hgin_env.envs.policy import resolve_policy
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
@@ -103,7 +103,7 @@ def test_warm_start_widens_a_layout_1_model_to_play_exactly_as_before() -> None:
 
     from agents.policies.torch_policy import TorchPolicy
     from agents.training.card_net import CardNetPolicy
-    from agents.training.pretrain import copy_weights
+    from agents.training.sb3.pretrain import copy_weights
     from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT
 
     env = HollywoodGinVecEnv(

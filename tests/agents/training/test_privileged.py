@@ -16,8 +16,8 @@ from test_card_net import TINY_CARDS
 from agents.policies.model import load_policy
 from agents.training.card_net import CardNetPolicy, belief_loss
 from agents.training.config import ConfigError, build_config
-from agents.training.pretrain import copy_weights
-from agents.training.runner import train
+from agents.training.sb3.pretrain import copy_weights
+from agents.training.sb3.runner import train
 from hgin_env.engine.cards import card_id, parse_card_list
 from hgin_env.engine.game import GinEngine
 from hgin_env.envs import HollywoodGinEnv, HollywoodGinVecEnv, HollywoodGinVectorEnv

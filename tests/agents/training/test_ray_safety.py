@@ -25,7 +25,7 @@ SCRIPT = r"""
 import json, os, sys
 sys.path.insert(0, "tests/agents/training")
 from test_ray_safety import descendants, sockets, cmdline
-from agents.training.rllib.cluster import ray_cluster
+from agents.cluster.ray import ray_cluster
 import ray
 
 @ray.remote

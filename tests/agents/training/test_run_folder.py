@@ -17,8 +17,6 @@ from helpers import TINY, scalars, tiny_config, tiny_yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import hgin_cli.train as train_cli
-from agents.training import pretrain as pretrain_module
-from agents.training import runner
 from agents.training.checkpoint import (
     TrainState,
     atomic_write_text,
@@ -27,7 +25,10 @@ from agents.training.checkpoint import (
     write_checkpoint,
 )
 from agents.training.config import ConfigError, build_config
-from agents.training.runner import make_run_dir, train
+from agents.training.run import make_run_dir
+from agents.training.sb3 import pretrain as pretrain_module
+from agents.training.sb3 import runner
+from agents.training.sb3.runner import train
 
 ROOT = Path(__file__).resolve().parents[3]
 

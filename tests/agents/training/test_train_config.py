@@ -17,7 +17,8 @@ from agents.training.config import (
     load_config,
     parse_override,
 )
-from agents.training.runner import make_run_dir, train
+from agents.training.run import make_run_dir
+from agents.training.sb3.runner import train
 
 CONFIGS = sorted((Path(__file__).resolve().parents[3] / "configs").glob("*.yaml"))
 

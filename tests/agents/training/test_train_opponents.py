@@ -12,7 +12,7 @@ from agents.policies.mixture import MixturePolicy
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import SelfPlayConfig, build_config
 from agents.training.opponents import TrainingOpponents
-from agents.training.runner import make_env
+from agents.training.sb3.runner import make_env
 from agents.training.selfplay import SnapshotPool
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM

@@ -18,14 +18,14 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from agents.evaluation import evaluate
 from agents.policies.model import load_policy
-from agents.training import callbacks as callbacks_module
 from agents.training.checkpoint import (
     CheckpointError,
     latest_checkpoint,
     list_checkpoints,
 )
 from agents.training.config import ConfigError, build_config, load_config
-from agents.training.runner import LinearSchedule, train
+from agents.training.sb3 import callbacks as callbacks_module
+from agents.training.sb3.runner import LinearSchedule, train
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -34,6 +34,7 @@ import torch
 
 from agents.training.config import PretrainConfig
 from agents.training.schema import ConfigError
+from hgin_env.engine.keys import SeedStream, sub_seed
 from hgin_env.envs.observation import OBS_DIMS, layout_version, plain_observations
 
 #: parameter names of the ``cards`` network's privileged critic (``env.privileged``) and
@@ -258,7 +259,8 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
         summary["init_from"] = p.init_from
         print(f"network initialised from {p.init_from}")
     if p.teacher is not None:
-        teacher = load_policy(p.teacher, seed=config.seed + 17)  # a bot or a model file
+        teacher_seed = sub_seed(config.seed, SeedStream.TEACHER)
+        teacher = load_policy(p.teacher, seed=teacher_seed)  # a bot or a model file
         bar = tqdm(total=p.samples, desc=f"recording {p.teacher}", disable=not config.progress_bar)
 
         def advance(kept: int) -> None:
@@ -266,6 +268,6 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
 
         demos = record(env, teacher, p.samples, config.ppo.gamma, advance)
         bar.close()
-        history = imitate(model, demos, p, config.seed, logger)
+        history = imitate(model, demos, p, sub_seed(config.seed, SeedStream.IMITATION), logger)
         summary.update(teacher=p.teacher, samples=int(demos.actions.size), epochs=history)
     return summary

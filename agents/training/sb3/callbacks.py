@@ -32,8 +32,6 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
-from agents.evaluation import evaluate
-from agents.evaluation.hand_eval import evaluate_hands
 from agents.policies.model import load_policy
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.checkpoint import (
@@ -42,13 +40,27 @@ from agents.training.checkpoint import (
     save_model,
     write_checkpoint,
 )
-from agents.training.config import EvalConfig, TrainConfig
-from agents.training.eval_record import EvalRecord
+from agents.training.config import TrainConfig
+from agents.training.eval_record import EvalRecord, evaluate_opponent
 from agents.training.opponents import TrainingOpponents
-from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Outcome
 
 _GINS = (Outcome.GIN, Outcome.BIG_GIN)
+
+
+class TrainLogFlushCallback(BaseCallback):
+    """Writes the pending logs (an update's ``train/*``) at the start of each rollout.
+
+    SB3 records an update's losses after its ``dump``; without this they would appear at
+    the end of the next rollout (see ``agents.training.tb_record``).
+    """
+
+    def _on_rollout_start(self) -> None:
+        if self.logger.name_to_value:
+            self.logger.dump(self.num_timesteps)
+
+    def _on_step(self) -> bool:
+        return True
 
 
 class HandStatsCallback(BaseCallback):
@@ -159,7 +171,8 @@ class EvalCallback(BaseCallback):
     - ``eval/hand_win_rate/<opp>``, ``eval/points_per_hand/<opp>``,
       ``eval/gin_rate/<opp>``, ``eval/knock_rate/<opp>``, ``eval/undercut_rate/<opp>``:
       over the single hands (over the series' hands when ``n_hands`` is 0);
-    - ``eval/series_win_rate/<opp>`` and ``eval/series_points_per_hand/<opp>``: the series;
+    - ``eval/series_win_rate/<opp>`` and ``eval/series_<metric>/<opp>`` for each of the
+      five above: the series (``agents.training.eval_record.evaluate_opponent``);
     - ``eval/<best_metric>`` (mean over opponents) and ``eval/best_<best_metric>``.
 
     The model with the best mean ``best_metric`` so far is saved as ``best_model.zip``;
@@ -229,60 +242,6 @@ class EvalCallback(BaseCallback):
     def _evaluate_one(self, agent: TorchPolicy, name: str, opponent: Any) -> dict[str, Any]:
         """Single hands and series against one opponent (``evaluate_opponent``)."""
         return evaluate_opponent(agent, name, opponent, self.config, self.rules, self.seed)
-
-
-def evaluate_opponent(
-    agent: Any, name: str, opponent: Any, cfg: EvalConfig, rules: RulesConfig, seed: int
-) -> dict[str, Any]:
-    """The trainer's evaluation against one opponent: full results and a flat summary.
-
-    ``cfg.n_series`` full series (``agents.evaluation.evaluate``) and ``cfg.n_hands``
-    single hands (``hand_eval``), both on the deals of ``seed``, with every random stream
-    restarted first, so each evaluation of a run plays the same deals the same way. The
-    summary holds the numbers of the ``eval/`` TensorBoard tags (the hands' figures win
-    where both are measured). Both training backends use it.
-
-    Returns:
-        ``{"summary": {...}, "series": <EvalResult dict>, "hands": <HandEvalResult dict>}``.
-    """
-    out: dict[str, Any] = {"summary": {}}
-    summary = out["summary"]
-    if cfg.n_series:
-        _reseed(agent, seed)
-        series = evaluate(
-            agent, opponent, cfg.n_series, seed=seed, rules=rules, progress=False,
-            max_hands_per_series=cfg.max_hands_per_series, name_a="agent", name_b=name,
-        )  # fmt: skip
-        out["series"] = series.to_dict()
-        summary.update(
-            series_win_rate=series.series_win_rate,
-            series_points_per_hand=series.points_per_hand,
-            hand_win_rate=series.hand_win_rate,
-            points_per_hand=series.points_per_hand,
-            gin_rate=series.a.gin_rate,
-            knock_rate=series.a.knock_rate,
-            undercut_rate=series.a.undercut_suffered_rate,
-        )
-    if cfg.n_hands:
-        _reseed(agent, seed)
-        _reseed(opponent, seed)
-        hands = evaluate_hands(agent, opponent, cfg.n_hands, seed=seed, rules=rules)
-        out["hands"] = hands.to_dict()
-        summary.update(
-            hand_win_rate=hands.hand_win_rate,
-            points_per_hand=hands.points_per_hand,
-            gin_rate=hands.gin_rate,
-            knock_rate=hands.knock_rate,
-            undercut_rate=hands.undercut_rate,
-        )
-    return out
-
-
-def _reseed(policy: Any, seed: int) -> None:
-    """Restart a policy's random stream when it has one (same play at every evaluation)."""
-    reseed = getattr(policy, "seed", None)
-    if callable(reseed):
-        reseed(seed)
 
 
 class CheckpointCallback(BaseCallback):

@@ -1,0 +1,11 @@
+"""The Stable-Baselines3 training backend (``train.py``, the default ``--backend sb3``).
+
+- ``runner``: ``train``, the MaskablePPO loop in a run folder of the core
+  (``agents.training.run``);
+- ``callbacks``: the SB3 callbacks (hand statistics, self-play snapshots, evaluation,
+  checkpoints, progress);
+- ``league_callback``: the league's records and weights;
+- ``pretrain``: start weights and imitation of a teacher before PPO.
+
+It sits beside ``agents.training.rllib``; neither imports the other.
+"""
