@@ -5,7 +5,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup browser run test test-all lint format bench results clean
+.PHONY: setup browser run test test-all slowest lint format bench results clean
+
+# pytest on both cores (pytest-xdist): each test file is one work unit, the Ray files one
+# more, sent first (tests/conftest.py): module fixtures are built once, one Ray cluster runs
+XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,10 +43,14 @@ test: setup browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest --cov=hgin_env --cov=agents --cov-report=term:skip-covered
+	$(PY) -m pytest $(XDIST) --cov=hgin_env --cov=agents --cov-report=term:skip-covered
 
 test-all: setup
-	$(PY) -m pytest -m ''
+	$(PY) -m pytest $(XDIST) -m ''
+
+# the 20 slowest tests of the default selection (setup and teardown counted apart)
+slowest: setup
+	$(PY) -m pytest $(XDIST) -q --durations=20 --durations-min=0
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -55,8 +63,8 @@ format: setup
 
 # the peers (OpenSpiel, RLCard) come with the dev extra
 bench: setup
-	$(PY) benchmarks/engine_speed.py
-	$(PY) benchmarks/env_speed.py
+	$(PY) -m benchmarks.engine_speed
+	$(PY) -m benchmarks.env_speed
 
 # The shipped agent's results table, docs/results.md (section The shipped agent): 2000 full
 # series against each bot, seeds apart from training; also rewrites its eval.json.

@@ -1,6 +1,6 @@
 """Engine speed: random legal play and min-deadwood throughput, against the peers.
 
-Usage: ``python benchmarks/engine_speed.py [--seconds 1] [--repeats 5]
+Usage: ``python -m benchmarks.engine_speed [--seconds 1] [--repeats 5]
 [--batches 1 64 1024 4096]``
 
 Measures on one core (BLAS/OpenMP threads pinned to 1); each row is the median of
@@ -16,15 +16,11 @@ Measures on one core (BLAS/OpenMP threads pinned to 1); each row is the median o
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from _common import (  # noqa: E402
+from benchmarks._common import (
     add_repeats,
     fmt_rate,
     interleaved,
@@ -33,9 +29,8 @@ from _common import (  # noqa: E402
     rate,
     rlcard_steps,
 )
-
-from hgin_env.engine import GinEngine, card_text, min_deadwood  # noqa: E402
-from hgin_env.envs.policy import random_legal_actions as random_legal  # noqa: E402
+from hgin_env.engine import GinEngine, card_text, min_deadwood
+from hgin_env.envs.policy import random_legal_actions as random_legal
 
 
 def ours_play(batch: int, seconds: float) -> float:

@@ -1,6 +1,6 @@
 """Environment speed: the batched SB3 VecEnv against the peers' gin rummy environments.
 
-Usage: ``python benchmarks/env_speed.py [--seconds 1] [--repeats 5] [--n-envs 1 64 1024]
+Usage: ``python -m benchmarks.env_speed [--seconds 1] [--repeats 5] [--n-envs 1 64 1024]
 [--pettingzoo-path DIR]``
 
 Measures on one core (BLAS/OpenMP threads pinned to 1), random legal actions; each row
@@ -16,21 +16,18 @@ min-max:
   each), when importable. PettingZoo 1.27 dropped that env; install the old version apart
   from the project's and point ``--pettingzoo-path`` at it::
 
-      pip install --no-deps --target /tmp/pz1261 pettingzoo==1.26.1 pygame
-      python benchmarks/env_speed.py --pettingzoo-path /tmp/pz1261
+      pip install --no-deps --target pz1261 pettingzoo==1.26.1 pygame
+      python -m benchmarks.env_speed --pettingzoo-path pz1261
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from _common import (  # noqa: E402
+from benchmarks._common import (
     add_repeats,
     fmt_rate,
     interleaved,
@@ -39,10 +36,9 @@ from _common import (  # noqa: E402
     rate,
     rlcard_steps,
 )
-
-from hgin_env.envs.gym_env import HollywoodGinEnv  # noqa: E402
-from hgin_env.envs.policy import random_legal_actions  # noqa: E402
-from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv  # noqa: E402
+from hgin_env.envs.gym_env import HollywoodGinEnv
+from hgin_env.envs.policy import random_legal_actions
+from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 
 def ours_vec(n_envs: int, seconds: float) -> float:

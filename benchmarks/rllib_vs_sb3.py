@@ -2,10 +2,10 @@
 
 Usage::
 
-    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --train [--iterations 3]
-    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --eval [--series 2000]
-    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --parity 400000 --seeds 0 1 2 3 4
-    nice -n 10 .venv/bin/python benchmarks/rllib_vs_sb3.py --selfplay 300000
+    nice -n 10 .venv/bin/python -m benchmarks.rllib_vs_sb3 --train [--iterations 3]
+    nice -n 10 .venv/bin/python -m benchmarks.rllib_vs_sb3 --eval [--series 2000]
+    nice -n 10 .venv/bin/python -m benchmarks.rllib_vs_sb3 --parity 400000 --seeds 0 1 2 3 4
+    nice -n 10 .venv/bin/python -m benchmarks.rllib_vs_sb3 --selfplay 300000
 
 ``--train``: the same config (``configs/mlp_hand.yaml``: 256 games, 16 steps a rollout)
 trained for ``--iterations`` rollouts after one warm-up rollout; steps/s is wall time,
@@ -28,8 +28,8 @@ import os
 import time
 from pathlib import Path
 
-import _common  # noqa: F401  - one thread for numpy / torch
-from _common import Sample, add_repeats, load_text, print_table
+import benchmarks._common  # noqa: F401  - one thread for numpy / torch
+from benchmarks._common import Sample, add_repeats, load_text, print_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ Prints markdown tables (the machine's load, from ``os.getloadavg``, is in each t
 Every setup runs ``--repeats`` times, interleaved, and the median is shown with the
 range (the machine may be shared). Usage::
 
-    nice -n 10 python benchmarks/scaling.py [--repeats 3] [--rollouts 4] [--cards]
+    nice -n 10 python -m benchmarks.scaling [--repeats 3] [--rollouts 4] [--cards]
         [--env-games 1024 4096] [--set ppo.n_envs=1024 --set ppo.n_steps=4] [--skip env core]
 
 The columns "on free cores" add up the CPU time per step of the trainer and of the
@@ -33,29 +33,26 @@ import argparse
 import dataclasses
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from _common import add_repeats, fmt_rate, load_text, print_table  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
 from stable_baselines3.common.logger import configure  # noqa: E402
 from stable_baselines3.common.utils import obs_as_tensor  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
-from train_overhead import TrivialVecEnv  # noqa: E402
 
 from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
 from agents.training.sb3.runner import make_env, make_model  # noqa: E402
+from benchmarks._common import add_repeats, fmt_rate, load_text, print_table  # noqa: E402
+from benchmarks.train_overhead import TrivialVecEnv  # noqa: E402
 from hgin_env.envs.core import GinCore  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv  # noqa: E402

@@ -1,7 +1,7 @@
 """Search speed: ``pimc`` decisions per second against worlds, rollout policy and batch.
 
-Usage: ``python benchmarks/search_speed.py [--repeats 3] [--worlds 16 64] [--series 4]``
-(run it under ``flock /work/heavy.lock`` on the shared machine).
+Usage: ``python -m benchmarks.search_speed [--repeats 3] [--worlds 16 64] [--series 4]``
+(run it alone on the machine: no other heavy job beside it).
 
 Measures on one core (BLAS/OpenMP threads pinned to 1):
 
@@ -30,26 +30,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-from _common import print_table  # noqa: E402
-
-import agents  # noqa: E402, F401  - registers pimc
-from agents.bots import SimpleBot  # noqa: E402
-from agents.evaluation import evaluate  # noqa: E402
-from agents.policies.model import load_policy  # noqa: E402
-from hgin_env.engine.actions import KNOCK  # noqa: E402
-from hgin_env.engine.cards import N_CARDS  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.keys import hash_stream  # noqa: E402
-from hgin_env.engine.series import SeriesEngine  # noqa: E402
-from hgin_env.envs.observation import encode_observations  # noqa: E402
+import agents  # noqa: F401  - registers pimc
+from agents.bots import SimpleBot
+from agents.evaluation import evaluate
+from agents.policies.model import load_policy
+from benchmarks._common import print_table
+from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.keys import hash_stream
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import encode_observations
 
 
 def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """``simple`` against OpenSpiel's simple gin rummy bot: decision agreement and head-to-head.
 
-Usage: ``python benchmarks/simple_vs_openspiel.py [--hands 2000] [--deals 2000] [--seed 0]
+Usage: ``python -m benchmarks.simple_vs_openspiel [--hands 2000] [--deals 2000] [--seed 0]
 [--repeats 3]``
 (needs the ``peers`` extra: ``pip install -e '.[peers]'``).
 
@@ -30,17 +30,10 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "agents" / "bots"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Sample, add_repeats, print_table  # noqa: E402
-
-from agents.bots.simple import SimpleBot  # noqa: E402
+from agents.bots.simple import SimpleBot
+from benchmarks._common import Sample, add_repeats, print_table
 
 T = TypeVar("T")
 
@@ -72,7 +65,7 @@ def main() -> None:
     add_repeats(parser, default=3)
     args = parser.parse_args()
     try:
-        import openspiel_peer as peer
+        import tests.agents.bots.openspiel_peer as peer
     except ImportError:
         sys.exit("needs pyspiel: pip install -e '.[peers]'")
 

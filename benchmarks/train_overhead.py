@@ -18,7 +18,7 @@ stepping random legal actions (median of as many samples of 5 s, with their rang
 
 Usage::
 
-    python benchmarks/train_overhead.py [--config configs/default.yaml] [--set KEY=VALUE]
+    python -m benchmarks.train_overhead [--config configs/default.yaml] [--set KEY=VALUE]
         [--repeats 3] [--rollouts 8]
 """
 
@@ -27,19 +27,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from _common import add_repeats, fmt_rate, interleaved, load_text, print_table  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from stable_baselines3.common.callbacks import CallbackList  # noqa: E402
 from stable_baselines3.common.logger import configure  # noqa: E402
@@ -49,6 +45,7 @@ from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
 from agents.training.sb3.callbacks import HandStatsCallback  # noqa: E402
 from agents.training.sb3.runner import make_env, make_model  # noqa: E402
+from benchmarks._common import add_repeats, fmt_rate, interleaved, load_text, print_table  # noqa: E402
 from hgin_env.engine.actions import N_ACTIONS  # noqa: E402
 from hgin_env.envs.observation import OBS_DIM  # noqa: E402
 from hgin_env.envs.policy import random_legal_actions  # noqa: E402

@@ -15,7 +15,7 @@ to) and ``uniform_counts`` (what uniform worlds deal, for comparison).
 
 Usage::
 
-    python experiments/belief_table.py --hands 2000 --seed 5150
+    python -m experiments.belief_table --hands 2000 --seed 5150
 """
 
 from __future__ import annotations
@@ -25,14 +25,11 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.policies.model import load_policy  # noqa: E402
-from agents.search.worlds import (  # noqa: E402
+from agents.policies.model import load_policy
+from agents.search.worlds import (
     DEADWOOD_BUCKET,
     DEADWOOD_BUCKETS,
     TURN_BUCKETS,
@@ -41,13 +38,13 @@ from agents.search.worlds import (  # noqa: E402
     seen_position,
     world_keys,
 )
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.game import GinEngine  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
-from hgin_env.engine.keys import Salt, hash_stream  # noqa: E402
-from hgin_env.engine.melds import min_deadwood  # noqa: E402
-from hgin_env.envs.observation import encode_observations  # noqa: E402
-from hgin_env.envs.policy import accepts_keys  # noqa: E402
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.keys import Salt, hash_stream
+from hgin_env.engine.melds import min_deadwood
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.play import play_batch
 
 #: the pairs whose hands are measured (every style of the league, both seats)
 PAIRS = (
@@ -68,12 +65,13 @@ def measure(pair: tuple[str, str], hands: int, seed: int, worlds: int, counts: n
     engine = GinEngine(hands, rules, seed=seed)
     engine.reset()
     sheets = ScoreSheets(hands, rules)
-    moves = np.zeros(hands, dtype=np.int64)
-    while not engine.all_over:
+    moves = np.zeros(hands, dtype=np.int64)  # decisions per game, both seats
+
+    def tally_worlds(actions: np.ndarray) -> None:
+        """Count the true and the sampled deadwood of every decision with a choice."""
         live = np.flatnonzero(~engine.over)
         seat = engine.current_player[live].astype(np.int64)
         masks = engine.legal_action_mask()
-        actions = masks.argmax(axis=1)
         obs = encode_observations(engine, seat, sheets, live)
         choice = masks[live].sum(axis=1) > 1
         rows = live[choice]
@@ -87,19 +85,10 @@ def measure(pair: tuple[str, str], hands: int, seed: int, worlds: int, counts: n
             np.add.at(counts[0], (t_cell, d_cell), 1.0)
             ts, ds = deadwood_cells(np.repeat(seen.turns, worlds), sampled.reshape(-1))
             np.add.at(counts[1], (ts, ds), 1.0 / worlds)
-        for k, policy in enumerate(players):
-            sel = live[seat == k]
-            if not sel.size:
-                continue
-            o = encode_observations(engine, engine.current_player[sel], sheets, sel)
-            if accepts_keys(policy):
-                act: Any = policy.act
-                keys = hash_stream(engine.seeds[sel], moves[sel], Salt.EVAL_A + k)
-                actions[sel] = act(o, masks[sel], keys=keys)
-            else:
-                actions[sel] = policy.act(o, masks[sel])
         moves[live] += 1
-        engine.step(actions)
+
+    a, b = players
+    play_batch(engine, a, b, 0, shared_moves=True, sheets=sheets, before_step=tally_worlds)
 
 
 def main() -> None:

@@ -10,57 +10,31 @@ standard error is far below that of two separate matches.
 
 Usage::
 
-    python experiments/search_paired.py pimc:worlds=64,rollout=ppo-cards,objective=points \
+    python -m experiments.search_paired pimc:worlds=64,rollout=ppo-cards,objective=points \
         ppo-cards --baseline ppo-cards --hands 200
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.policies.model import load_policy  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.game import GinEngine  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
-from hgin_env.engine.keys import Salt, hash_stream  # noqa: E402
-from hgin_env.envs.observation import encode_observations  # noqa: E402
-from hgin_env.envs.policy import Policy, accepts_keys  # noqa: E402
+from agents.policies.model import load_policy
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.envs.play import play_batch
+from hgin_env.envs.policy import Policy
 
 
 def play_hands(a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig) -> np.ndarray:
     """Play ``n`` single hands, A in seat ``i % 2`` of game ``i``; A's signed points per hand."""
     engine = GinEngine(n, rules, seed=seed)
     engine.reset()
-    sheets = ScoreSheets(n, rules)
     a_seat = np.arange(n) % 2
-    moves = np.zeros((2, n), dtype=np.int64)
-    keyed = (accepts_keys(a), accepts_keys(b))
-    while not engine.all_over:
-        live = np.flatnonzero(~engine.over)
-        seat = engine.current_player[live].astype(np.int64)
-        masks = engine.legal_action_mask()
-        actions = masks.argmax(axis=1)
-        for side, policy in enumerate((a, b)):
-            sel = live[(seat == a_seat[live]) == (side == 0)]
-            if not sel.size:
-                continue
-            obs = encode_observations(engine, engine.current_player[sel], sheets, sel)
-            if keyed[side]:
-                keys = hash_stream(engine.seeds[sel], moves[side, sel], Salt.EVAL_A + side)
-                act: Any = policy.act
-                actions[sel] = act(obs, masks[sel], keys=keys)
-            else:
-                actions[sel] = policy.act(obs, masks[sel])
-            moves[side, sel] += 1
-        engine.step(actions)
+    play_batch(engine, a, b, a_seat, sheets=ScoreSheets(n, rules))
     st = engine.state
     signed = np.where(
         st.winner == a_seat, st.points, np.where(st.winner == 1 - a_seat, -st.points, 0)

@@ -10,26 +10,22 @@ pairing removes the deals' luck, not the play's.
 
 Usage::
 
-    python experiments/search_pricing.py searcher searcher:objective=series ppo-league2 \
+    python -m experiments.search_pricing searcher searcher:objective=series ppo-league2 \
         --series 150 --seed 2027 --undercut-bonus 25
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.evaluation import evaluate  # noqa: E402
-from agents.evaluation.match import MatchJob, Played, local  # noqa: E402
-from agents.evaluation.tally import MatchTally  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
+from agents.evaluation import evaluate
+from agents.evaluation.match import MatchJob, Played, local
+from agents.evaluation.tally import MatchTally
+from hgin_env.engine.config import RulesConfig
 
 
 class KeepTally:

@@ -12,9 +12,9 @@ order stays hidden); ``--oracle full`` plays out from the true state.
 
 Usage::
 
-    python experiments/search_probe.py --hands 1000 --seed 300 --mode net
-    python experiments/search_probe.py --hands 1000 --seed 300 --mode search --samples 64
-    python experiments/search_probe.py --hands 1000 --mode search --samples 32 --oracle hand
+    python -m experiments.search_probe --hands 1000 --seed 300 --mode net
+    python -m experiments.search_probe --hands 1000 --seed 300 --mode search --samples 64
+    python -m experiments.search_probe --hands 1000 --mode search --samples 32 --oracle hand
 """
 
 from __future__ import annotations

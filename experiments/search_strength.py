@@ -1,13 +1,14 @@
 r"""Measurement: the ``pimc`` search against a policy, duplicate deals, optional undercut bonus.
 
-Not part of the toolkit: the figures behind docs/search.md. ``evaluate.py`` has no rules
-option on this branch, so this calls ``agents.evaluation.evaluate`` with a ``RulesConfig``
-(the search's spec must carry the same rules, e.g. ``undercut_bonus=25``).
+Not part of the toolkit: the figures behind docs/search.md. It calls
+``agents.evaluation.evaluate`` with a ``RulesConfig`` built from ``--undercut-bonus`` (as
+``evaluate.py --rules undercut_bonus=25`` does); the search's spec must carry the same
+rules, e.g. ``undercut_bonus=25``.
 
 Usage::
 
-    python experiments/search_strength.py pimc:worlds=32,top=6 simple --series 20
-    python experiments/search_strength.py pimc:worlds=32,undercut_bonus=25 ppo-cards \\
+    python -m experiments.search_strength pimc:worlds=32,top=6 simple --series 20
+    python -m experiments.search_strength pimc:worlds=32,undercut_bonus=25 ppo-cards \\
         --series 20 --undercut-bonus 25 --json runs/search/ppo25.json
 """
 
@@ -15,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.evaluation import evaluate  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
+from agents.evaluation import evaluate
+from hgin_env.engine.config import RulesConfig
 
 
 def main() -> None:

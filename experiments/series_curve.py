@@ -7,7 +7,7 @@ shows which hand win rate a player needs for a given series win rate.
 
 Usage::
 
-    python experiments/series_curve.py 0.02 0.05 0.08 0.12 0.2
+    python -m experiments.series_curve 0.02 0.05 0.08 0.12 0.2
 """
 
 from __future__ import annotations

@@ -6,23 +6,19 @@ of ``agents.search.series_value`` (each decided hand won by either seat with pro
 from an empty sheet; each sheet's true chance of winning the series under the model is
 estimated by playing it out ``--runs`` times, and compared with ``series_values``.
 
-Usage: ``python experiments/series_value_check.py [--sheets 200] [--runs 2000]``
+Usage: ``python -m experiments.series_value_check [--sheets 200] [--runs 2000]``
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.search.pimc import sheet_rows  # noqa: E402
-from agents.search.series_value import points_distribution, series_values  # noqa: E402
-from hgin_env.engine.config import RulesConfig  # noqa: E402
-from hgin_env.engine.hollywood import ScoreSheets  # noqa: E402
+from agents.search.pimc import sheet_rows
+from agents.search.series_value import points_distribution, series_values
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.hollywood import ScoreSheets
 
 
 def play_hands(sheets: ScoreSheets, hands: np.ndarray, pmf: np.ndarray, rng) -> None:

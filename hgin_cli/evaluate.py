@@ -47,8 +47,8 @@ from agents.evaluation.report import (
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.policies.model import PolicyLoadError, load_policy
 from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_env.envs.spec import parse_rules
 from hgin_env.envs.workers import EnvWorkerError
-from hgin_ui.terminal import parse_rules
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -81,7 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
     parser.add_argument(
         "--workers", type=int, default=1, metavar="K",
-        help="play the series in K processes (same results; A B and --against only)",
+        help="play the series in K processes (same results; A B, --against and --league)",
     )  # fmt: skip
     parser.add_argument(
         "--rules", nargs="+", default=[], metavar="KEY=VALUE",

@@ -27,7 +27,8 @@ from pathlib import Path
 from agents.policies.model import PolicyLoadError, load_policy, shipped_models
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.engine.keys import MAX_SEED
-from hgin_ui.terminal import GameSession, parse_rules, play
+from hgin_env.envs.spec import parse_rules
+from hgin_ui.terminal import GameSession, play
 
 
 def default_opponent() -> str:

@@ -4,6 +4,7 @@ Usage::
 
     python train.py                                   # configs/default.yaml
     python train.py --config configs/vs_simple.yaml --seed 3
+    python train.py --config vs_simple                # a named config, the same file
     python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
     python train.py --resume runs/default__0__20250101-120000
 
@@ -24,7 +25,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
     )
     parser.add_argument(
-        "--config", help="YAML config file (default: configs/default.yaml)", default=None
+        "--config",
+        help="YAML config file, or a named config (vs_simple) or shipped model (ppo-cards) "
+        "(default: configs/default.yaml)",
+        default=None,
     )
     parser.add_argument(
         "--set",

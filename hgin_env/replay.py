@@ -240,8 +240,17 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
                 f"malformed hand record: step {k} has seat {seat}, action id {action} "
                 f"(seats are 0 and 1, action ids 0..{N_ACTIONS - 1})"
             )
-    if len(names) != 2:
+    if len(names) != 2 or not all(isinstance(name, str) for name in names):
         raise RecordError(f"malformed hand record: names must hold 2 names, got {names!r}")
+    if not isinstance(want, dict):
+        raise RecordError(f"malformed hand record: result must be an object, got {want!r}")
+    if "dealt" in record and not (
+        isinstance(record["dealt"], list) and all(isinstance(d, str) for d in record["dealt"])
+    ):
+        raise RecordError(
+            f"malformed hand record: dealt must be a list of two hands, got {record['dealt']!r}"
+        )
+    record_info(record)
     try:
         engine = GinEngine(1, rules, seed=0)
         engine.reset(decks=deck[None], dealers=dealer)
@@ -288,10 +297,22 @@ def replay_hand(record: dict[str, Any]) -> tuple[GinEngine, list[str]]:
     return engine, lines
 
 
+def record_info(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's optional ``info`` object (``{}`` when absent).
+
+    Raises:
+        RecordError: ``info`` is there but is not a JSON object.
+    """
+    info = record.get("info") or {}
+    if not isinstance(info, dict):
+        raise RecordError(f"malformed hand record: info must be an object, got {info!r}")
+    return info
+
+
 def format_record(record: dict[str, Any], title: str | None = None) -> str:
     """The hand of a record as readable text (replayed and verified)."""
     _, lines = replay_hand(record)
-    info = record.get("info") or {}
+    info = record_info(record)
     head = title or "Hand" + "".join(f", {k} {v}" for k, v in info.items())
     return "\n".join([head, *lines])
 
@@ -323,7 +344,7 @@ def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[st
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
             raise RecordError(f"{path}:{n}: not JSON ({exc})") from exc
         if not isinstance(rec, dict):
             raise RecordError(f"{path}:{n}: expected a JSON object per line")
@@ -350,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             raise RecordError(f"--hand must be in 1..{len(records)}, got {args.hand}")
         chosen = range(len(records)) if args.hand is None else [args.hand - 1]
         for k in chosen:
-            info = records[k].get("info") or {}
+            info = record_info(records[k])
             extra = "".join(f", {key} {value}" for key, value in info.items())
             print(format_record(records[k], f"Hand {k + 1} of {len(records)}{extra}"))
             print()

@@ -42,31 +42,6 @@ class MoveError(ValueError):
     """A move that is not read or not legal; the message is what the player is told."""
 
 
-def parse_rules(items: list[str]) -> RulesConfig:
-    """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``).
-
-    Raises:
-        ValueError: an item that is not ``key=value``, a value of the wrong kind, or an
-            unknown or out-of-range field (``RulesConfig``'s message).
-    """
-    data: dict[str, object] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--rules expects key=value, got {item!r}")
-        low = value.strip().lower()
-        if low in ("true", "false"):
-            data[key.strip()] = low == "true"
-        elif low in ("none", "null", "off"):
-            data[key.strip()] = None
-        else:
-            try:
-                data[key.strip()] = int(value)
-            except ValueError as exc:
-                raise ValueError(f"--rules {key}: expected an integer, got {value!r}") from exc
-    return RulesConfig.from_dict(data)
-
-
 def input_text(action: int) -> str:
     """What a person types for an action: ``"7H"``, ``"knock 7H"``, ``"draw"``..."""
     action = int(action)
@@ -325,4 +300,4 @@ def _after(
         write(_hand_banner(session, who))
 
 
-__all__ = ["GameSession", "MoveError", "input_text", "parse_rules", "play"]
+__all__ = ["GameSession", "MoveError", "input_text", "play"]

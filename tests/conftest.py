@@ -1,12 +1,19 @@
-"""Shared test settings: one thread for torch and numpy, and a shared Ray cluster.
+"""Shared test settings: one thread for torch and numpy, a shared Ray cluster, xdist units.
 
 No torch here (a test in ``test_layers.py`` checks that this file stays light): torch
 reads ``OMP_NUM_THREADS`` when it is first imported, by whichever test needs it. One
 thread, as the CLIs use: models play small batches, and several OpenMP threads slow them
 down badly when another process holds the other core.
+
+Under pytest-xdist (``make test`` runs ``-n 2 --dist loadfile --no-loadscope-reorder``)
+each test file is one work unit, so its module-scoped fixtures are built once, and the
+files that start Ray are one unit: one worker runs them one after another on the shared
+cluster, and no two Ray clusters compete for the two cores. (xdist 3.8's ``loadgroup``
+groups nothing under pytest 9: it renames ``item._nodeid``, which pytest 9 no longer reads.)
 """
 
 import os
+from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -22,6 +29,38 @@ def ray_local():
 
     with ray_cluster(num_cpus=2, log_to_driver=False) as cluster:
         yield cluster
+
+
+#: the test files that start Ray (the ``ray`` group, sent to a worker first: it is the longest)
+RAY_FILES = {
+    "tests/agents/evaluation/test_ray_eval.py",
+    "tests/agents/training/test_ray_safety.py",
+    "tests/agents/training/test_rllib_backend.py",
+    "tests/agents/training/test_rllib_selfplay.py",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The Ray files first: under xdist their work unit starts at once (it is the longest)."""
+    root = config.rootpath
+    items.sort(key=lambda item: item.path.relative_to(root).as_posix() not in RAY_FILES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadfile``: a work unit per test file, and one for all the Ray files."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class RayTogether(LoadFileScheduling):
+        """xdist's ``loadfile``, with the Ray files as one unit (one cluster at a time)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "ray" if path in RAY_FILES else path
+
+    return RayTogether(config, log)
 
 
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,20 +15,21 @@ SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"
 
 
 def _common():
-    """``benchmarks/_common.py`` as a module (the scripts import it from their folder)."""
-    spec = importlib.util.spec_from_file_location("_common", BENCHMARKS / "_common.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_common", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/_common.py``, imported as the scripts import it."""
+    from benchmarks import _common
+
+    return _common
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_each_script_takes_repeats(script):
     """Each script under benchmarks/ has the shared --repeats option (its --help says so)."""
     result = subprocess.run(
-        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", f"benchmarks.{script.stem}", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "--repeats" in result.stdout
@@ -47,9 +47,10 @@ def test_repeats_are_interleaved_and_summarized():
 def test_repeats_must_be_positive():
     """--repeats 0 is refused with a message naming the option (argparse exit code 2)."""
     result = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "engine_speed.py"), "--repeats", "0"],
+        [sys.executable, "-m", "benchmarks.engine_speed", "--repeats", "0"],
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=ROOT,
     )
     assert result.returncode == 2 and "--repeats must be >= 1" in result.stderr

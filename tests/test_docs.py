@@ -341,3 +341,97 @@ def test_examples_run(code, tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- stray references
+#: the texts a reader is shown: the pages, the configs, the build and package metadata
+TEXTS = [
+    *PAGES,
+    *sorted((ROOT / "configs").glob("*.yaml")),
+    *sorted((ROOT / "models").glob("*/config.yaml")),
+    ROOT / "pyproject.toml",
+    ROOT / "Makefile",
+]
+#: the Python sources whose docstrings are checked too (this file's examples are stray on purpose)
+_FOLDERS = ("hgin_env", "agents", "hgin_ui", "hgin_cli", "experiments", "benchmarks", "tests")
+SOURCES = [
+    *(p for folder in _FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))),
+    *(ROOT / name for name in ("train.py", "evaluate.py", "play.py", "setup.py")),
+]
+#: a development machine's absolute path
+_MACHINE_PATH = re.compile(r"(?<![\w.~$-])/(?:work|tmp|root|home)/")
+#: an issue number: "issue 23", "issues 6", "#23"
+_ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![\w&#/])#\d+\b", re.I)
+#: a repository path: a top-level folder of the tree, then anything path-like
+_TOP = "|".join(map(re.escape, (*_TREE, "hgin_ui/", ".ci/", "runs/")))
+_REPO_PATH = re.compile(rf"(?<![\w./-])((?:{_TOP})[\w./*-]*)")
+#: paths that exist only once built or run (the run folders, the wheel's copy of the data)
+_BUILT = ("runs", "agents/_shipped", "dist", "build")
+#: ``python -m benchmarks.engine_speed``, ``python -m experiments.belief_table`` (not ``NAME``)
+_MODULE = re.compile(r"python3? -m (benchmarks|experiments)\.([a-z_]\w*)")
+
+
+def stray_references(text: str, root: Path = ROOT) -> list[str]:
+    """What ``text`` must not hold: machine paths, issue numbers, repository paths that are gone.
+
+    >>> stray_references("see /work/x, issue 23 (#24) and docs/nothing.md")
+    ['/work/', 'issue 23', '#24', 'docs/nothing.md']
+    >>> stray_references("docs/index.md, runs/<name>/, `python -m benchmarks.env_speed`")
+    []
+    """
+    found = [m[0] for m in _MACHINE_PATH.finditer(text)] + [m[0] for m in _ISSUE.finditer(text)]
+    for m in _REPO_PATH.finditer(text):
+        path = m[1].split("::")[0].rstrip(".,:;)'\"").rstrip("/")
+        if text[m.end() : m.end() + 1] in "<{$" and text[m.end() : m.end() + 1]:
+            continue  # a placeholder follows: runs/<name>, models/{name}
+        built = path in _BUILT or path.startswith(tuple(f"{b}/" for b in _BUILT))
+        if built and not path.endswith((".sh", ".py")):
+            continue
+        if not list(root.glob(path)):
+            found.append(path)
+    found += [m[0] for m in _MODULE.finditer(text) if not (root / m[1] / f"{m[2]}.py").exists()]
+    return found
+
+
+def _docstrings(path: Path) -> str:
+    """Every module, class and function docstring of a Python file, one after another."""
+    nodes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    texts = (ast.get_docstring(n, clean=False) for n in ast.walk(tree) if isinstance(n, nodes))
+    return "\n".join(t for t in texts if t)
+
+
+@pytest.mark.parametrize("path", TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_texts_hold_no_stray_reference(path):
+    """A page or config names no machine path, no issue number and no missing repository path."""
+    assert stray_references(path.read_text(encoding="utf-8")) == []
+
+
+def test_docstrings_hold_no_stray_reference():
+    """No docstring names a machine path, an issue number or a missing repository path."""
+    found = {}
+    for path in SOURCES:
+        if path == Path(__file__).resolve():
+            continue
+        stray = stray_references(_docstrings(path))
+        if stray:
+            found[str(path.relative_to(ROOT))] = stray
+    assert found == {}
+
+
+def test_a_stray_reference_is_caught(tmp_path):
+    """Each kind is found: a lock file's path, an issue, a gone script, a module that is not."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "here.md").write_text("")
+    text = (
+        "under flock /work/heavy.lock; see issue 23 and #7; run runs/exploit_all.sh, "
+        "docs/here.md, docs/gone.md, python -m experiments.nothing; runs/x/ is output"
+    )
+    assert stray_references(text, tmp_path) == [
+        "/work/",
+        "issue 23",
+        "#7",
+        "runs/exploit_all.sh",
+        "docs/gone.md",
+        "python -m experiments.nothing",
+    ]

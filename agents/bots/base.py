@@ -36,6 +36,7 @@ from hgin_env.engine.actions import DRAW, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.observation import DecodedObservation, decode_observations
+from hgin_env.envs.spec import parse_value, split_items
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,23 +154,12 @@ def parse_options(bot: type[Bot], text: str) -> Any:
     """
     default = bot.Params()
     values: dict[str, Any] = {}
-    for item in text.split(","):
-        key, eq, raw = (part.strip() for part in item.partition("="))
-        if not eq or not key or not raw:
-            raise ValueError(f"bad option {item!r} for bot {bot.name!r}: write key=value")
+    for key, raw in split_items(text.split(","), f"bot {bot.name!r}").items():
         if key not in bot.OPTIONS:
             known = ", ".join(sorted(bot.OPTIONS)) or "none"
             raise ValueError(f"unknown option {key!r} for bot {bot.name!r}; its options: {known}")
-        if key in values:
-            raise ValueError(f"option {key!r} given twice for bot {bot.name!r}")
         kind = type(getattr(default, key))
-        try:
-            value = kind(raw) if kind is not int else int(raw, 10)
-        except ValueError:
-            what = "an integer" if kind is int else "a number"
-            raise ValueError(
-                f"option {key!r} of bot {bot.name!r} must be {what}, got {raw!r}"
-            ) from None
+        value = parse_value(raw, kind, f"option {key!r} of bot {bot.name!r}")
         low, high = bot.OPTIONS[key]
         if not (low <= value <= high) or value != value:
             raise ValueError(

@@ -29,6 +29,7 @@ from agents.bots.simple_v1 import SimpleBotV1
 from agents.bots.tempo import TempoBot
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import PolicyLoadError
+from hgin_env.envs.spec import split_spec
 
 #: every bot version: name -> {version: class}
 BOTS: dict[str, dict[int, type[Bot]]] = {
@@ -51,21 +52,21 @@ def parse_bot_spec(spec: str) -> tuple[type[Bot], object]:
     Raises:
         ValueError: not a bot, an unknown version, or bad options (named in the message).
     """
-    head, colon, options = spec.partition(":")
-    name, at, version_text = head.partition("@")
+    name, version_text, options = split_spec(spec)
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(sorted(BOTS))}")
     versions = BOTS[name]
     known = ", ".join(f"{name}@{v}" for v in sorted(versions))
-    if at:
+    if version_text is not None:
         if not version_text.isdigit() or int(version_text) not in versions:
+            head = f"{name}@{version_text}"
             raise ValueError(f"unknown version {head!r} of bot {name!r}; known versions: {known}")
         cls = versions[int(version_text)]
     else:
         cls = newest(name)
-    if colon and not options:
+    if options == "":
         raise ValueError(f"bot name {spec!r} ends with ':' but sets no option")
-    params = parse_options(cls, options) if colon else cls.Params()
+    params = parse_options(cls, options) if options is not None else cls.Params()
     return cls, params
 
 

@@ -22,6 +22,7 @@ is abandoned: it counts as unfinished, won by neither player.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import time
 from collections.abc import Callable, Iterator
@@ -39,16 +40,14 @@ from agents.evaluation.transcript import TranscriptRecorder
 from agents.policies.model import load_policy
 from agents.search.pimc import exact_searcher_name
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.keys import Salt, SeedStream, hash_stream, series_seeds, sub_seed
-from hgin_env.engine.series import SeriesEngine
-from hgin_env.envs.observation import encode_observations
-from hgin_env.envs.policy import Policy, RandomPolicy, accepts_keys
+from hgin_env.engine.keys import SeedStream, series_seeds, sub_seed
+from hgin_env.engine.series import SeriesEngine, SeriesStep
+from hgin_env.envs.play import play_batch
+from hgin_env.envs.policy import Policy, RandomPolicy
 
 #: by default a series is abandoned (counted unfinished) after this many hands, so that
 #: policies that never knock cannot stall an evaluation
 MAX_HANDS_PER_SERIES = 1000
-#: salts of the per-series decision keys of A and B
-KEY_SALTS = (Salt.EVAL_A, Salt.EVAL_B)
 
 PolicyLike = str | Policy
 
@@ -216,46 +215,26 @@ def play_series(
         versions = (policy_version(a), policy_version(b))
         recorder.begin(series, names, plan.a_seat, {"seed": seed}, versions)
     tally = MatchTally.zeros(plan.a_seat, plan.cluster)
-    sides = [
-        (a, accepts_keys(a), np.zeros(n, np.int64)),
-        (b, accepts_keys(b), np.zeros(n, np.int64)),
-    ]
-    running = np.ones(n, dtype=bool)
-    actions = np.zeros(n, dtype=np.int64)
-    steps = 0
-    while running.any():
-        game = series.engine
-        masks = game.legal_action_mask()
-        live = np.flatnonzero(~game.over)  # abandoned series still need legal moves
-        actions[live] = masks[live].argmax(axis=1)
-        rows = np.flatnonzero(running)
-        seat = game.current_player[rows].astype(np.int64)
-        is_a = seat == plan.a_seat[rows]
-        for (policy, keyed, moves), pick, salt in zip(sides, (is_a, ~is_a), KEY_SALTS, strict=True):
-            sel = rows[pick]
-            if not sel.size:
-                continue
-            obs = encode_observations(game, seat[pick], series.sheets, sel)
-            if keyed:
-                keys = hash_stream(plan.deal_seeds[sel], moves[sel], salt)
-                act: Any = policy.act  # accepts_keys: it takes ``keys``
-                actions[sel] = act(obs, masks[sel], keys=keys)
-            else:
-                actions[sel] = policy.act(obs, masks[sel])
-            moves[sel] += 1
-        if recorder is not None:
-            recorder.before_step(series, actions)
-        step = series.step(actions)
+
+    def after_step(step: SeriesStep, running: np.ndarray) -> np.ndarray:
+        """Count the hands that ended; abandon the series past the hand limit."""
         if recorder is not None:
             recorder.after_step(step)
-        steps += 1
         counted = running[step.rows]
         tally.add_hands(step.rows[counted], step.hands.rows(counted))
         ended = step.series_over & running
         abandoned = running & ~ended & (series.hands_played >= max_hands_per_series)
-        running &= ~(ended | abandoned)
         if on_finished is not None:
             on_finished(int(ended.sum() + abandoned.sum()))
+        return abandoned
+
+    before_step = None
+    if recorder is not None:
+        before_step = functools.partial(recorder.before_step, series)
+    steps = play_batch(
+        series, a, b, plan.a_seat, key_seeds=plan.deal_seeds,
+        before_step=before_step, after_step=after_step,
+    )  # fmt: skip
     tally.end_series(series.sheets)
     return tally, steps
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hgin_env.engine.keys import Salt, fresh_seed, game_seed_rows, hash_stream, to_uniform
-from hgin_env.envs.policy import Policy, accepts_keys
+from hgin_env.envs.policy import Policy, PolicyCall
 
 #: the per-game arrays of the assignment state (``per_game_state``)
 STATE_ARRAYS = ("assignment", "assigned_episode", "previous", "previous_episode")
@@ -67,6 +67,8 @@ class MixturePolicy:
         if not len(policies) == len(names) == len(weights):
             raise ValueError("policies, names and weights must have the same length")
         self.policies: list[Policy | None] = list(policies)
+        #: each slot's policy, inspected once (None for an empty slot)
+        self._calls = [PolicyCall.of(p) if p is not None else None for p in self.policies]
         self.names = list(names)
         self.n_games = n_games
         if seed is None:
@@ -104,6 +106,7 @@ class MixturePolicy:
     def set_policy(self, index: int, policy: Policy, name: str) -> None:
         """Put ``policy`` in slot ``index`` (games assigned to the slot play it from now on)."""
         self.policies[index] = policy
+        self._calls[index] = PolicyCall.of(policy)
         self.names[index] = name
 
     def counts(self) -> np.ndarray:
@@ -206,7 +209,7 @@ class MixturePolicy:
             action_masks: bool[M, 107].
             rows: int[M] the games of the rows (default: ``self.rows``, else all games).
             keys: uint64[M] per-game random keys from the environment, passed on to the
-                policies that accept them (``hgin_env.envs.policy.accepts_keys``).
+                policies that accept them (``hgin_env.envs.policy.PolicyCall``).
         """
         m = len(action_masks)
         if rows is None:
@@ -219,13 +222,11 @@ class MixturePolicy:
         actions = np.zeros(m, dtype=np.int64)
         for k in np.unique(who):
             pick = who == k
-            policy = self.policies[k]
-            if policy is None:
+            call = self._calls[k]
+            if call is None:
                 raise ValueError(f"MixturePolicy slot {k} ({self.names[k]}) holds no policy")
             obs = observations[pick] if observations is not None else None
-            if keys is not None and accepts_keys(policy):
-                chosen = policy.act(obs, action_masks[pick], keys=keys[pick])
-            else:
-                chosen = policy.act(obs, action_masks[pick])
+            part = keys[pick] if keys is not None else None
+            chosen = call(obs, action_masks[pick], keys=part)
             actions[pick] = np.asarray(chosen).reshape(-1)
         return actions

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.shipped import shipped_dir
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import (
@@ -36,10 +37,8 @@ from hgin_env.envs.policy import (
     unknown_policy_message,
 )
 
-#: the repository root (the directory holding ``agents/`` and ``models/``)
-REPO_ROOT = Path(__file__).resolve().parents[2]
-#: where shipped models live: ``models/<name>/model.zip``
-MODELS_DIR = REPO_ROOT / "models"
+#: where shipped models live: ``models/<name>/model.zip`` (the checkout's or the wheel's)
+MODELS_DIR = shipped_dir("models")
 MODEL_FILE = "model.zip"
 
 

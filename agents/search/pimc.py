@@ -53,7 +53,8 @@ from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import decode_observations, encode_observations
-from hgin_env.envs.policy import Policy, PolicyLoadError, accepts_keys
+from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
+from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 
 #: the family name the registry knows
 NAME = "pimc"
@@ -163,22 +164,15 @@ def parse_params(text: str) -> PimcParams:
         ValueError: naming the parameter that is unknown, repeated, malformed or out of
             range (``worlds=0``), or an unknown rollout policy.
     """
-    values: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not value.strip():
-            raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        known = (
-            "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout",
-            "objective", "decisions", "rounds",
-            *RULES_PARAMS,
-        )  # fmt: skip
+    values = split_items(text, NAME)
+    known = (
+        "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "objective",
+        "decisions", "rounds",
+        *RULES_PARAMS,
+    )  # fmt: skip
+    for key in values:
         if key not in known:
             raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
-        if key in values:
-            raise ValueError(f"pimc parameter {key!r} is given twice")
-        values[key] = value.strip()
     kwargs: dict[str, Any] = {}
     if "worlds" in values:
         kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
@@ -235,10 +229,7 @@ def _choice(name: str, text: str, choices: tuple[str, ...]) -> str:
 
 
 def _integer(name: str, text: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"pimc parameter {name} must be an integer, got {text!r}") from None
+    value = parse_value(text, int, f"pimc parameter {name}")
     if not lo <= value <= hi:
         raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
     return value
@@ -246,10 +237,8 @@ def _integer(name: str, text: str, lo: int, hi: int) -> int:
 
 def _rules_value(name: str, text: str) -> Any:
     if name in ("allow_rediscard", "split"):
-        if text.lower() not in ("true", "false"):
-            raise ValueError(f"pimc parameter {name} must be true or false, got {text!r}")
-        return text.lower() == "true"
-    if name == "big_gin_bonus" and text.lower() == "none":
+        return parse_value(text, bool, f"pimc parameter {name}")
+    if name == "big_gin_bonus" and text.lower() == NONE:
         return None
     return _integer(name, text, -(2**31), 2**31)
 
@@ -294,14 +283,14 @@ class PimcPolicy:
         self.spec: str | None = None
         self.rng = np.random.default_rng(seed)
         self.rollout = make_rollout(self.params, seed)
-        self._rollout_keys = accepts_keys(self.rollout)
+        self._rollout_call = PolicyCall.of(self.rollout)
         if self.params.prior:
             from agents.policies.model import load_policy
 
             self.prior = load_policy(self.params.prior, seed)
         else:
             self.prior = self.rollout
-        self._prior_keys = accepts_keys(self.prior)
+        self._prior_call = PolicyCall.of(self.prior)
         # a network reads the score sheet; the bots do not, so they skip encoding it
         self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
         #: engine actions taken inside rollouts since construction (for the benchmarks)
@@ -327,7 +316,7 @@ class PimcPolicy:
         masks = np.asarray(action_masks, dtype=bool).reshape(-1, N_ACTIONS)
         n = masks.shape[0]
         keys = decision_keys(keys, self.rng, n)
-        prior = _call(self.prior, self._prior_keys, observations, masks, keys).astype(np.int64)
+        prior = np.asarray(self._prior_call(observations, masks, keys=keys)).astype(np.int64)
         actions = prior.copy()
         obs = np.asarray(observations)
         if self.params.decisions == "knock":
@@ -358,7 +347,7 @@ class PimcPolicy:
             return out
         go_on = masks[rows].copy()
         go_on[:, KNOCK : KNOCK + N_CARDS] = False
-        on = _call(self.prior, self._prior_keys, obs[rows], go_on, keys[rows]).astype(np.int64)
+        on = np.asarray(self._prior_call(obs[rows], go_on, keys=keys[rows])).astype(np.int64)
         cands = candidates(obs[rows], masks[rows], prior[rows], self.params.top)
         if self.params.top == 0:
             cands[:, :N_CARDS] = False
@@ -507,7 +496,7 @@ class PimcPolicy:
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
             step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
-            actions[live] = _call(self.rollout, self._rollout_keys, obs, masks, step_keys)
+            actions[live] = self._rollout_call(obs, masks, keys=step_keys)
             moves[live] += 1
             engine.step(actions)
             self.rollout_actions += live.size
@@ -527,16 +516,6 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
-
-
-def _call(
-    policy: Policy, keyed: bool, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray
-) -> np.ndarray:
-    """``policy``'s actions, given the per-game ``keys`` when it takes them (``keyed``)."""
-    if keyed:
-        act: Any = policy.act
-        return np.asarray(act(obs, masks, keys=keys))
-    return np.asarray(policy.act(obs, masks))
 
 
 def _better_half(
@@ -644,26 +623,35 @@ SEARCHERS: dict[int, str] = {
 }
 
 
+def _searcher_version(version: str | None) -> int:
+    """The version a ``searcher`` spec names (None: the newest).
+
+    Raises:
+        ValueError: an unknown version, listing the known ones.
+    """
+    if version is None:
+        return max(SEARCHERS)
+    if not version.isdigit() or int(version) not in SEARCHERS:
+        known = ", ".join(f"{SEARCHER}@{v}" for v in sorted(SEARCHERS))
+        raise ValueError(
+            f"unknown version '{SEARCHER}@{version}' of {SEARCHER!r}; known versions: {known}"
+        )
+    return int(version)
+
+
 def searcher_params(spec: str) -> PimcParams:
     """The parameters of ``searcher[@VERSION][:NAME=VALUE,...]`` (options override the version's).
 
     Raises:
         ValueError: an unknown version, or a bad option (named in the message).
     """
-    head, colon, options = spec.partition(":")
-    _, at, version_text = head.partition("@")
-    known = ", ".join(f"{SEARCHER}@{v}" for v in sorted(SEARCHERS))
-    if at and (not version_text.isdigit() or int(version_text) not in SEARCHERS):
-        raise ValueError(f"unknown version {head!r} of {SEARCHER!r}; known versions: {known}")
-    if colon and not options.strip():
-        raise ValueError(f"search name {spec!r} ends with ':' but sets no option")
-    version = int(version_text) if at else max(SEARCHERS)
-    items = dict(item.split("=", 1) for item in SEARCHERS[version].split(","))
-    for item in filter(None, (part.strip() for part in options.split(","))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"pimc parameter {item!r}: expected name=value")
-        items[key.strip()] = value
+    _, version, options = split_spec(spec)
+    items = split_items(SEARCHERS[_searcher_version(version)], SEARCHER)
+    if options is not None:
+        given = split_items(options, f"{SEARCHER} {spec!r}")
+        if not given:
+            raise ValueError(f"search name {spec!r} ends with ':' but sets no option")
+        items.update(given)
     return parse_params(",".join(f"{k}={v}" for k, v in items.items()))
 
 
@@ -671,15 +659,13 @@ def exact_searcher_name(spec: str) -> str | None:
     """``searcher@N[:OPTIONS]`` for a ``searcher`` spec (its version made explicit), else None.
 
     Raises:
-        ValueError: an unknown version (``searcher_params``).
+        ValueError: an unknown version (``_searcher_version``).
     """
-    head, colon, options = spec.partition(":")
-    name, at, version = head.partition("@")
+    name, version, options = split_spec(spec)
     if name != SEARCHER:
         return None
-    if at and (not version.isdigit() or int(version) not in SEARCHERS):
-        searcher_params(spec)  # raises, naming the known versions
-    return f"{SEARCHER}@{version or max(SEARCHERS)}" + (f":{options}" if colon else "")
+    exact = f"{SEARCHER}@{_searcher_version(version)}"
+    return exact if options is None else f"{exact}:{options}"
 
 
 def make_searcher(spec: str, seed: int | None) -> PimcPolicy:
@@ -706,13 +692,13 @@ class SearchSource:
         Raises:
             PolicyLoadError: a bad parameter or version (named in the message).
         """
-        name, _, params = spec.partition(":")
-        if name != NAME and name.partition("@")[0] != SEARCHER:
+        name, version, params = split_spec(spec)
+        if name not in (NAME, SEARCHER) or (name == NAME and version is not None):
             return None
         try:
-            if name != NAME:
+            if name == SEARCHER:
                 return make_searcher(spec, seed)
-            return make_pimc(params, seed)
+            return make_pimc(params or "", seed)
         except PolicyLoadError:
             raise
         except ValueError as exc:
@@ -721,8 +707,3 @@ class SearchSource:
 
 #: the registry's source of search names (entry point ``__search__``)
 SEARCH_SOURCE = SearchSource()
-
-
-def with_rules(params: PimcParams, rules: RulesConfig) -> PimcParams:
-    """``params`` with other rules (for callers that hold a ``RulesConfig``)."""
-    return dataclasses.replace(params, rules=rules)

@@ -170,21 +170,14 @@ def measure_hand_outcomes(policy: str, hands: int, seed: int) -> dict[int, dict[
     """
     from agents.policies.model import load_policy
     from hgin_env.engine.game import GinEngine, Outcome
-    from hgin_env.engine.keys import Salt, hash_stream
-    from hgin_env.envs.observation import encode_observations
+    from hgin_env.engine.keys import Salt
+    from hgin_env.envs.play import play_batch
 
     bot = load_policy(policy, seed)
     engine = GinEngine(hands, seed=seed)
     engine.reset()
-    moves = np.zeros(hands, np.int64)
-    actions = np.zeros(hands, np.int64)
-    while not engine.all_over:
-        live = np.flatnonzero(~engine.over)
-        obs = encode_observations(engine, engine.current_player[live], None, live)
-        keys = hash_stream(engine.seeds[live], moves[live], Salt.SERIES_VALUE_MODEL)
-        actions[live] = bot.act(obs, engine.legal_action_mask()[live], keys=keys)  # type: ignore[call-arg]
-        moves[live] += 1
-        engine.step(actions)
+    salt = int(Salt.SERIES_VALUE_MODEL)
+    play_batch(engine, bot, bot, salts=(salt, salt), shared_moves=True)
     s = engine.state
     kdw, ddw = s.knocker_deadwood.astype(int), s.defender_deadwood.astype(int)
     kind = {int(Outcome.KNOCK): KNOCK, int(Outcome.GIN): GIN, int(Outcome.BIG_GIN): GIN}

@@ -34,12 +34,15 @@ from typing import Any, Literal
 import yaml
 
 from agents.policies.model import MODELS_DIR, policy_problem
+from agents.shipped import shipped_dir
 from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig, rules_mix
 
+#: the named configs: ``configs/<name>.yaml`` (the checkout's or the wheel's)
+CONFIGS_DIR = shipped_dir("configs")
 #: the config ``python train.py`` runs when given none
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
+DEFAULT_CONFIG = CONFIGS_DIR / "default.yaml"
 
 #: metrics ``eval.best_metric`` may name (each averaged over the eval opponents)
 EVAL_METRICS = ("hand_win_rate", "series_win_rate", "points_per_hand")
@@ -568,8 +571,9 @@ def load_config(
 ) -> TrainConfig:
     """Read a YAML config (default: ``configs/default.yaml``) and apply overrides.
 
-    ``path`` may also be a shipped model's name (``ppo-cards``): its
-    ``models/<name>/config.yaml``, the exact config that trained it.
+    ``path`` may also be a named config (``vs_simple``: ``configs/vs_simple.yaml``) or a
+    shipped model's name (``ppo-cards``: its ``models/<name>/config.yaml``, the exact
+    config that trained it).
 
     Raises:
         ConfigError: on a missing file, bad YAML, or an unknown or invalid field.
@@ -582,11 +586,17 @@ def load_config(
 
 
 def shipped_config(path: Path) -> Path:
-    """``models/<name>/config.yaml`` when ``path`` is no file but a shipped model's name."""
+    """The config ``path`` names when it is no file: a named config, or a shipped model's.
+
+    ``vs_simple`` is ``configs/vs_simple.yaml``; ``ppo-cards`` is
+    ``models/ppo-cards/config.yaml``; anything else is returned as it is.
+    """
     if path.exists() or len(path.parts) != 1:
         return path
-    candidate = MODELS_DIR / path.name / "config.yaml"
-    return candidate if candidate.is_file() else path
+    for candidate in (CONFIGS_DIR / f"{path.name}.yaml", MODELS_DIR / path.name / "config.yaml"):
+        if candidate.is_file():
+            return candidate
+    return path
 
 
 def _shown(path: Path) -> str:

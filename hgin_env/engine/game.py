@@ -36,7 +36,7 @@ from hgin_env.engine.actions import (
     TAKE,
     illegal_action_message,
 )
-from hgin_env.engine.cards import N_CARDS, card_text
+from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
 from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_stream, shuffled_decks
 from hgin_env.engine.knock import resolve_knocks
@@ -680,16 +680,3 @@ class GinEngine:
         mask = self.legal_action_mask()
         assert (mask[live].any(axis=1)).all(), "a live hand has no legal action"
         assert not mask[~live].any(), "a finished hand has legal actions"
-
-    def describe(self, i: int) -> str:
-        """A one-game text summary (hands, pile top, stock, phase) for debugging."""
-        from hgin_env.engine.cards import format_cards
-
-        s = self.state
-        top = self.top_discard[i]
-        return (
-            f"game {i}: phase {Phase(int(s.phase[i])).name}, seat {int(s.current[i])} to act, "
-            f"dealer {int(s.dealer[i])}, stock {int(self.stock_size[i])}, "
-            f"top {card_text(top) if top >= 0 else '-'}\n"
-            f"  seat 0: {format_cards(s.hands[i, 0])}\n  seat 1: {format_cards(s.hands[i, 1])}"
-        )

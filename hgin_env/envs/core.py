@@ -33,7 +33,6 @@ exactly like a single game with the same seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
@@ -51,13 +50,7 @@ from hgin_env.envs.observation import (
     encode_observations,
     encode_privileged,
 )
-from hgin_env.envs.policy import (
-    Policy,
-    accepts_keys,
-    accepts_rows,
-    needs_observations,
-    resolve_policy,
-)
+from hgin_env.envs.policy import Policy, PolicyCall, resolve_policy
 
 # plain ints for the hot path (IntEnum attribute access is slow)
 _OVER, _TRUNCATED = int(Phase.OVER), int(Outcome.TRUNCATED)
@@ -222,14 +215,12 @@ class GinCore:
         self.rules_mix, self.mix_weights = rules_mix(self.rules, self.config)
         policy_seed = check_seed(seed) if isinstance(seed, int | np.integer) else None
         self.opponent = resolve_policy(opponent, seed=policy_seed)
-        self._opponent_keyed = accepts_keys(self.opponent)
-        self._opponent_takes_rows = accepts_rows(self.opponent)
-        self._opponent_observes = needs_observations(self.opponent)
+        self._call = PolicyCall.of(self.opponent)
         # a keyed opponent decides each game from that game alone (see the policy module),
         # so games restarted within a step can join the step's opponent loop (fewer
         # batched calls); a policy with a shared random stream or per-call state (one
         # that takes ``rows``) sees the restarts in a batch of their own, as always
-        self._restart_in_loop = self._opponent_keyed and not self._opponent_takes_rows
+        self._restart_in_loop = self._call.keys and not self._call.rows
         self.seed(seed)
 
     # ------------------------------------------------------------------ setup
@@ -487,16 +478,14 @@ class GinCore:
     def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
         """int64[N]: the opponent's actions in ``rows`` (0 elsewhere), one batched ``act``."""
         obs = None
-        if self._opponent_observes:
+        call = self._call
+        if call.observes:
             obs = encode_observations(self.engine, 1 - self.agent_seat[rows], self.sheets, rows)
         masks = self.engine.legal_action_mask(copy=False)[rows]
-        extra = {"rows": rows} if self._opponent_takes_rows else {}
-        if self._opponent_keyed:
-            extra["keys"] = hash_stream(
-                self.engine.seeds[rows], self.opponent_moves[rows], Salt.OPPONENT
-            )
-        act: Any = self.opponent.act  # takes None observations and the extra keywords it declared
-        chosen = act(obs, masks, **extra)
+        keys = None
+        if call.keys:
+            keys = hash_stream(self.engine.seeds[rows], self.opponent_moves[rows], Salt.OPPONENT)
+        chosen = call(obs, masks, keys=keys, rows=rows)
         self.opponent_moves[rows] += 1
         chosen = np.asarray(chosen).reshape(-1).astype(np.int64)
         if chosen.shape != rows.shape:

@@ -6,10 +6,11 @@ A policy is any object with a batched ``act(observations, action_masks) -> actio
 
 Names map to factories in a registry; ``random`` is built in, and installed packages add
 theirs through the ``hgin_env.policies`` entry points (as Gymnasium plugins add envs):
-hollywood-gin's own ``pyproject.toml`` declares ``simple`` and ``expert``, and a source
-of model files and shipped models (``__models__``). So ``HollywoodGinVecEnv(opponent=
-"expert")`` works in any process, env workers included, without importing ``agents``
-first, and nothing here imports it (imports flow one way, engine -> envs -> agents).
+hollywood-gin's own ``pyproject.toml`` declares three sources, the bots (``__bots__``),
+the search (``__search__``) and the model files and shipped models (``__models__``).
+So ``HollywoodGinVecEnv(opponent="expert")`` works in any process, env workers
+included, without importing ``agents`` first, and nothing here imports it (imports
+flow one way, engine -> envs -> agents).
 A third-party package adds a bot the same way::
 
     [project.entry-points."hgin_env.policies"]
@@ -24,6 +25,10 @@ shared generator. Then a game plays the same whether it runs alone or in a batch
 size, which is what makes a VecEnv seeded ``s`` equal to single envs seeded ``s, s+1, ...``.
 ``RandomPolicy`` does this; ``accepts_keys`` tells whether a policy does.
 
+``PolicyCall`` is the one way to call a policy: it inspects ``act`` once (does it take
+``keys``? ``rows``? does it read its observations?) and then passes each call the
+keywords the policy declared, so no caller writes that test again.
+
 A policy that never looks at the observations may set ``needs_observations = False``;
 the environments then pass ``None`` instead of encoding them (``RandomPolicy`` does).
 """
@@ -34,6 +39,7 @@ import inspect
 import os
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
@@ -111,6 +117,47 @@ def accepts_rows(policy: object) -> bool:
     to the policies that declare it.
     """
     return _act_takes(policy, "rows")
+
+
+@dataclass(frozen=True)
+class PolicyCall:
+    """A policy inspected once, then called with the optional keywords its ``act`` takes.
+
+    Attributes:
+        policy: the policy.
+        keys: ``act`` takes the per-game ``keys`` (``accepts_keys``).
+        rows: ``act`` takes the batch indices ``rows`` (``accepts_rows``).
+        observes: ``act`` reads its observations (``needs_observations``).
+    """
+
+    policy: Policy
+    keys: bool
+    rows: bool
+    observes: bool
+
+    @classmethod
+    def of(cls, policy: Policy) -> PolicyCall:
+        """Inspect ``policy`` (once) for the keywords its ``act`` takes."""
+        return cls(policy, accepts_keys(policy), accepts_rows(policy), needs_observations(policy))
+
+    def __call__(
+        self,
+        observations: np.ndarray | None,
+        action_masks: np.ndarray,
+        keys: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``policy.act(observations, action_masks)``, plus ``keys`` and ``rows`` if it takes them.
+
+        A keyword the policy does not take, or one given as None, is left out.
+        """
+        extra: dict[str, np.ndarray] = {}
+        if self.keys and keys is not None:
+            extra["keys"] = keys
+        if self.rows and rows is not None:
+            extra["rows"] = rows
+        act: Any = self.policy.act  # takes the keywords inspected above
+        return act(observations, action_masks, **extra)
 
 
 class RandomPolicy:

@@ -15,6 +15,10 @@ loads only what its own command line pointed at. ``PolicyCatalog`` lists:
 A name not in the list is refused with the list, never looked up on disk, so an answer
 says nothing about the files of the machine. A model loads once and is shared by the
 games that play it (a model plays deterministically).
+
+A policy's full spec can be long (``pimc:worlds=64,top=0,z=1,rollout=simple,...``);
+the page shows ``short_name`` of it (``pimc (64 worlds)``) with the full spec a hover
+or a click away.
 """
 
 from __future__ import annotations
@@ -35,8 +39,32 @@ from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 
 #: what an unknown name may look like to be quoted back (a path or a long text is not)
 _NAME = re.compile(r"[\w.@:=,+-]{1,40}")
-#: the most models listed from the --models folders (a datalist of thousands helps nobody)
+#: the most models listed from the --models folders (a list of thousands helps nobody)
 MAX_FOUND = 500
+#: the longest short name (the page's headings and score sheet hold it)
+SHORT = 24
+_WORLDS = re.compile(r"(?:^|,)worlds=(\d{1,6})(?:,|$)")
+
+
+def short_name(spec: str) -> str:
+    """How the page names a policy: its name, ``(N worlds)`` for a search, at most 24 characters.
+
+    ``pimc:worlds=64,top=0,z=1`` is ``pimc (64 worlds)``, ``runs/a/b/final_model`` is
+    ``.../final_model``; a name that is short already is itself.
+
+    >>> short_name("pimc:worlds=64,top=0,z=1,rollout=simple,objective=series")
+    'pimc (64 worlds)'
+    >>> short_name("expert")
+    'expert'
+    """
+    if len(spec) <= SHORT and ":" not in spec:
+        return spec
+    base, _, params = spec.partition(":")
+    if "/" in base and len(base) > SHORT:
+        base = ".../" + base.rsplit("/", 1)[-1]
+    worlds = _WORLDS.search(params)
+    text = f"{base} ({worlds[1]} worlds)" if worlds else base + (":..." if params else "")
+    return text if len(text) <= SHORT else text[: SHORT - 3] + "..."
 
 
 class UnknownPolicyError(ValueError):
@@ -101,8 +129,13 @@ class PolicyCatalog:
     def __contains__(self, name: object) -> bool:
         return name in self.bots or name in self.models
 
-    def load(self, name: str, seed: int | None = None) -> Policy:
+    def load(self, name: str, seed: int | None = None, role: str = "opponent") -> Policy:
         """The policy the server lists as ``name`` (a bot is new and seeded; a model shared).
+
+        Args:
+            name: the name, as listed.
+            seed: a bot's seed.
+            role: what the page calls the policy (``opponent``, ``player``), in messages.
 
         Raises:
             UnknownPolicyError: the server lists no such name.
@@ -115,7 +148,7 @@ class PolicyCatalog:
         if name not in self.models:
             shown = repr(name) if _NAME.fullmatch(name) else "(a path or a long text)"
             raise UnknownPolicyError(
-                f"unknown opponent {shown}: choose one the server lists "
+                f"unknown {role} {shown}: choose one the server lists "
                 f"({', '.join(self.names()[:20])}{', ...' if len(self.names()) > 20 else ''})"
             )
         with self._lock:

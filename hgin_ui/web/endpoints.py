@@ -26,11 +26,12 @@ from hgin_env.envs.policy import Policy
 from hgin_env.replay import ReplayError, parse_transcript
 from hgin_ui.terminal import MoveError
 
-from .catalog import PolicyCatalog, UnknownPolicyError
+from .catalog import PolicyCatalog, UnknownPolicyError, short_name
 from .games import GameStore, PlayGame, StoreFullError, Table, WatchGame
 from .parsing import (
     ApiError,
     Defaults,
+    name_field,
     read_body,
     rules_field,
     rules_text,
@@ -41,8 +42,11 @@ from .parsing import (
 )
 from .views import play_view, replay_view, watch_view
 
-#: the most hands one replay shows (its frames are about 12 times the transcript's size)
+#: the most hands one replay shows
 MAX_REPLAY_HANDS = 200
+#: the most actions one replay shows (a frame, about 1 KB, per action): a long hand of
+#: discards taken back and forth must not make the answer a hundred times the request
+MAX_REPLAY_ACTIONS = 20_000
 
 
 @dataclass
@@ -61,10 +65,10 @@ class WebState:
     store: GameStore
     transcript: Path | None = None
 
-    def policy(self, name: str, seed: int | None) -> Policy:
+    def policy(self, name: str, seed: int | None, role: str = "opponent") -> Policy:
         """The listed policy ``name``; an unknown name or a model that fails is a 400."""
         try:
-            return self.catalog.load(name, seed)
+            return self.catalog.load(name, seed, role)
         except (UnknownPolicyError, PolicyLoadError) as exc:
             if exc.__cause__ is not None:  # the full reason, for the person at the console
                 print(f"web table: {name!r}: {exc.__cause__}", file=sys.stderr)
@@ -123,13 +127,14 @@ async def changed(
 
 # ------------------------------------------------------------------ options
 async def options(request: Request) -> JSONResponse:
-    """The policies the server offers and the forms' defaults."""
+    """The policies the server offers (each with its short name) and the forms' defaults."""
     state = web(request)
     d = state.defaults
     return JSONResponse(
         {
             "bots": state.catalog.bots,
             "models": list(state.catalog.models),
+            "short": {n: short_name(n) for n in [*state.catalog.names(), d.opponent]},
             "defaults": {
                 "opponent": d.opponent,
                 "seat": d.seat,
@@ -152,18 +157,19 @@ async def new_play(request: Request) -> JSONResponse:
     spec = text_field(data, "opponent", d.opponent)
     seat = seat_field(data, d.seat)
     seed, rules = seed_field(data, d.seed), rules_field(data, d.rules)
-    name = text_field(data, "name", d.names[0])
-    opp_name = text_field(data, "opponent_name", "")
+    name = name_field(data, "name", d.names[0])
+    opp_name = name_field(data, "opponent_name", "")
 
     def start() -> dict[str, Any]:
         opponent = state.policy(spec, seed)
+        full = str(getattr(opponent, "name", "") or spec)
         shown_name = opp_name or d.names[1]
-        if shown_name == "Opponent":  # the default: say which policy it is
-            shown_name = str(getattr(opponent, "name", "") or spec)
+        if shown_name == "Opponent":  # the default: say which policy it is, briefly
+            shown_name = short_name(full)
         if shown_name == name:
             shown_name += " (2)"
         game = PlayGame(
-            state.store.new_id(), spec, opponent, seed, seat, rules, (name, shown_name),
+            state.store.new_id(), full, opponent, seed, seat, rules, (name, shown_name),
             state.transcript,
         )  # fmt: skip
         state.keep(game)
@@ -193,6 +199,7 @@ async def play_move(request: Request) -> JSONResponse:
 async def play_next(request: Request) -> JSONResponse:
     """Deal the next hand after a finished one."""
     game = stored(request, PlayGame)
+    await read_body(request)  # none is needed, but a malformed one is refused
     return await changed(game, game.next_hand, play_view)
 
 
@@ -214,8 +221,12 @@ async def new_watch(request: Request) -> JSONResponse:
 
     def start() -> dict[str, Any]:
         second = None if seed is None else sub_seed(seed, SeedStream.WATCH_SECOND)
-        bots = (state.policy(specs[0], seed), state.policy(specs[1], second))
-        game = WatchGame(state.store.new_id(), specs, bots, seed, rules, state.transcript)
+        bots = (state.policy(specs[0], seed, "player"), state.policy(specs[1], second, "player"))
+        full = (
+            str(getattr(bots[0], "name", "") or specs[0]),
+            str(getattr(bots[1], "name", "") or specs[1]),
+        )
+        game = WatchGame(state.store.new_id(), full, bots, seed, rules, state.transcript)
         state.keep(game)
         return watch_view(game)
 
@@ -230,10 +241,19 @@ async def get_watch(request: Request) -> JSONResponse:
 async def watch_step(request: Request) -> JSONResponse:
     """One action of the watched game (or the next deal)."""
     game = stored(request, WatchGame)
+    await read_body(request)
     return await changed(game, game.step, watch_view)
 
 
-# ------------------------------------------------------------------ transcripts, replay
+# ------------------------------------------------------------------ ending, transcripts, replay
+async def end_game(request: Request) -> JSONResponse:
+    """End a game (played or watched): it plays no more and frees its place at once."""
+    game = stored(request, Table)
+    await read_body(request)
+    view = play_view if isinstance(game, PlayGame) else watch_view
+    return await changed(game, game.end, view)
+
+
 async def get_transcript(request: Request) -> Response:
     """The game's finished hands as a JSON Lines transcript (a download)."""
     game = stored(request, Table)
@@ -268,10 +288,18 @@ async def replay(request: Request) -> JSONResponse:
             raise ApiError(400, f"error: {exc}") from exc
         except RecursionError as exc:
             raise ApiError(400, f"error: {source}: a line is nested too deep") from exc
+        except ValueError as exc:  # Python reads integers of at most 4,300 digits
+            raise ApiError(400, f"error: {source}: a line holds a number too long") from exc
         if len(records) > MAX_REPLAY_HANDS:
             raise ApiError(
                 400, f"error: {source} holds {len(records)} hands; the page replays at most "
-                f"{MAX_REPLAY_HANDS} (python -m hgin_env.replay verifies any number)",
+                f"{MAX_REPLAY_HANDS} (split the file)",
+            )  # fmt: skip
+        actions = sum(len(r["actions"]) for r in records if isinstance(r.get("actions"), list))
+        if actions > MAX_REPLAY_ACTIONS:
+            raise ApiError(
+                400, f"error: {source} holds {actions:,} actions; the page replays at most "
+                f"{MAX_REPLAY_ACTIONS:,} (split the file)",
             )  # fmt: skip
         try:
             return replay_view(records)
@@ -291,5 +319,6 @@ ROUTES = [
     Route("/api/watch/{game}", get_watch),
     Route("/api/watch/{game}/step", watch_step, methods=["POST"]),
     Route("/api/games/{game}/transcript", get_transcript),
+    Route("/api/games/{game}/end", end_game, methods=["POST"]),
     Route("/api/replay", replay, methods=["POST"]),
 ]

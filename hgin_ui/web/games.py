@@ -9,15 +9,17 @@ The server keeps every game; the page only ever gets the views of ``hgin_ui.web.
   the next deal, so the end of a hand and the next deal never share a message.
 - ``WatchGame`` plays two policies one action per ``step``.
 - ``GameStore`` maps game ids (random, one per new game: a tab is a game) to games. It
-  forgets a game idle for an hour, and holds at most ``limit`` games: when full, the
-  least recently used game goes only if it has been idle for ``protect_s`` (10 minutes),
-  else the new game is refused (``StoreFullError``), so a flood of new games never ends a
-  series someone is playing.
+  forgets a game idle for an hour, and holds at most ``limit`` games: when full, a game
+  that is over (its series finished, or ended by its player: ``Table.end``) makes room
+  first; else the least recently used game goes only if it has been idle for
+  ``protect_s`` (10 minutes), else the new game is refused (``StoreFullError``, saying
+  when to try again), so a flood of new games never ends a series someone is playing.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import threading
 import time
@@ -31,6 +33,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
 from hgin_ui.terminal import GameSession, MoveError
 
+from .catalog import short_name
 from .words import action_line, deal_line
 
 
@@ -59,8 +62,29 @@ class Table:
         self.log_seats: list[int | None] = []  # the seat each log line is about (None: deal)
         self.records: list[dict[str, Any]] = []
         self.pending: dict[str, Any] | None = None  # the record of a hand just finished
+        self.ended = False  # ended by its player before the series finished
         self.lock = threading.Lock()
         self._banner()
+
+    @property
+    def over(self) -> bool:
+        """Whether the game plays no more: its series finished, or its player ended it."""
+        return self.ended or self.session.finished
+
+    def end(self) -> None:
+        """End the game: it plays no more and gives up its place (its hands stay saved)."""
+        self.ended = True
+
+    def _check_live(self) -> None:
+        """Refuse a move of a game that is over.
+
+        Raises:
+            MoveError: the series is over, or the game was ended.
+        """
+        if self.ended:
+            raise MoveError("This game was ended: start a new one.")
+        if self.session.finished:
+            raise MoveError("The series is over: start a new one.")
 
     @property
     def hand_no(self) -> int:
@@ -107,7 +131,7 @@ class PlayGame(Table):
 
     Args:
         game_id: the game's id.
-        opponent_spec: how the opponent was named (shown on the page).
+        opponent_spec: the opponent's full spec (a hover or a click away on the page).
         opponent: the opponent's policy.
         seed: the seed of the deals (None: random).
         seat: the person's seat.
@@ -150,8 +174,7 @@ class PlayGame(Table):
             MoveError: the move is not read or not legal (``play.py``'s message), or the
                 hand or the series is over; the game is unchanged.
         """
-        if self.session.finished:
-            raise MoveError("The series is over: start a new one.")
+        self._check_live()
         if self.pending is not None:
             raise MoveError("The hand is over: deal the next hand first.")
         action = self.session.read_move(text)
@@ -164,8 +187,7 @@ class PlayGame(Table):
         Raises:
             MoveError: no hand has just finished, or the series is over.
         """
-        if self.session.finished:
-            raise MoveError("The series is over: start a new one.")
+        self._check_live()
         if self.pending is None:
             raise MoveError("The hand is still on: play it out first.")
         self._next_deal()
@@ -177,7 +199,7 @@ class WatchGame(Table):
 
     Args:
         game_id: the game's id.
-        specs: how the players were named, seat 0 first.
+        specs: the players' full specs, seat 0 first (the page shows ``short_name``).
         players: their policies, seat 0 first.
         seed: the seed of the deals (None: random).
         rules: the rules options.
@@ -194,7 +216,8 @@ class WatchGame(Table):
         transcript: Path | None = None,
     ) -> None:
         session = GameSession(players[1], seed=seed, seat=0, rules=rules)
-        names = specs if specs[0] != specs[1] else (f"{specs[0]} (1)", f"{specs[1]} (2)")
+        short = (short_name(specs[0]), short_name(specs[1]))
+        names = short if short[0] != short[1] else (f"{short[0]} (1)", f"{short[1]} (2)")
         super().__init__(game_id, session, names, transcript)
         self.specs = specs
         self.players = players
@@ -203,11 +226,10 @@ class WatchGame(Table):
         """Play one action; after a finished hand, deal the next one instead.
 
         Raises:
-            MoveError: the series is over.
+            MoveError: the series is over, or the game was ended.
         """
         session = self.session
-        if session.finished:
-            raise MoveError("The series is over: start a new one.")
+        self._check_live()
         if self.pending is not None:
             self._next_deal()
             return
@@ -260,23 +282,32 @@ class GameStore:
             del self._games[game_id]
 
     def add(self, game: Table) -> None:
-        """Keep a game; when full, forget the least recently used one if it is idle enough.
+        """Keep a game; when full, make room first (see below).
+
+        Room is made by forgetting a game that is over, else the least recently used
+        game if it has been idle for ``protect_s``.
 
         Raises:
-            StoreFullError: every game held was used in the last ``protect_s`` seconds.
+            StoreFullError: every game held is in play and was used in the last
+                ``protect_s`` seconds (the message says when one will give way).
         """
         with self._lock:
             now = self.clock()
             self._forget_idle(now)
             if len(self._games) >= self.limit:
+                over = next((k for k, (g, _) in self._games.items() if g.over), None)
                 oldest_id, (_, used) = next(iter(self._games.items()))
-                if now - used < self.protect_s:
+                if over is not None:
+                    del self._games[over]
+                elif now - used >= self.protect_s:
+                    del self._games[oldest_id]
+                else:
+                    wait = math.ceil((self.protect_s - (now - used)) / 60)
                     raise StoreFullError(
-                        f"the table holds {self.limit} games, all played in the last "
-                        f"{self.protect_s / 60:g} minutes: no new game now (finish or close "
-                        "one, or try again in a few minutes)"
+                        f"no new game now: the table holds {self.limit} games, all in play. "
+                        "End a game you no longer play (its End game button), or try again "
+                        f"in {wait} minute{'s' if wait != 1 else ''}."
                     )
-                del self._games[oldest_id]
             self._games[game.id] = (game, now)
 
     def get(self, game_id: str, kind: type[Table] = Table) -> Table:

@@ -5,8 +5,8 @@ another site can send it requests (a cross-site POST needs no permission when it
 looks like a form or plain text), and a name that resolves to 127.0.0.1 after a while
 (DNS rebinding) lets another site read the answers. So, as Jupyter's server does:
 
-- the Host header must name this server: ``127.0.0.1``, ``localhost`` or ``[::1]`` (Starlette's
-  ``TrustedHostMiddleware``), with the port it serves (``RequestGuard``);
+- the Host header must name this server: ``127.0.0.1``, ``localhost`` or ``[::1]``, with
+  the port it serves;
 - every ``/api/`` request carries the server's token (printed in its URL, ``?token=``),
   in the ``X-Hgin-Token`` header or the ``token`` query parameter;
 - a POST comes from the page itself: an ``Origin`` (or ``Sec-Fetch-Site``) of another
@@ -14,7 +14,7 @@ looks like a form or plain text), and a name that resolves to 127.0.0.1 after a 
   cannot send without the server's consent, which it never gives);
 - a body is at most ``BODY_LIMIT`` bytes (``REPLAY_LIMIT`` for a transcript to replay).
 
-A refusal answers a 4xx with ``{"error": message}`` and runs nothing.
+A refusal answers a 4xx with ``{"error": message}`` and runs nothing (``RequestGuard``).
 """
 
 from __future__ import annotations
@@ -46,18 +46,16 @@ def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
-def host_port(host: str) -> int | None:
-    """The port a Host header names (80 when it names none), or None when it is malformed."""
+def host_address(host: str) -> tuple[str, int] | None:
+    """The name (lower case) and port of a Host header (port 80 if none); None if malformed."""
     match = _HOST.fullmatch(host)
     if match is None:
         return None
-    return int(match[2]) if match[2] else 80
+    return match[1].lower(), int(match[2]) if match[2] else 80
 
 
 class RequestGuard:
     """Pure ASGI middleware: the port, the token, the origin, the type and size of a request.
-
-    It runs inside ``TrustedHostMiddleware`` (which checks the Host header's name).
 
     Args:
         app: the app it guards.
@@ -88,13 +86,22 @@ class RequestGuard:
         """Refuse a request that is not for this server, lacks the token, or is foreign.
 
         Raises:
-            ApiError: 400 (another port), 403 (no token, another origin), 413 (a body
-                declared too large), 415 (a POST that is not JSON).
+            ApiError: 400 (another host or port), 403 (no token, another origin), 413 (a
+                body declared too large), 415 (a POST that is not JSON).
         """
         host = headers.get("host", "")
         server = scope.get("server")
-        if server is not None and host_port(host) != int(server[1]):
-            raise ApiError(400, f"the Host header {shown(host)} is not this server's address")
+        address = host_address(host)
+        if (
+            address is None
+            or address[0] not in LOCAL_HOSTS
+            or (server is not None and address[1] != int(server[1]))
+        ):
+            raise ApiError(
+                400,
+                f"the Host header {shown(host)} is not this server's address: open the URL "
+                "it printed (http://127.0.0.1:PORT/?token=...)",
+            )
         if scope["path"].startswith("/api/") and not self._has_token(scope, headers):
             raise ApiError(
                 403,
@@ -116,7 +123,7 @@ class RequestGuard:
             )
         length = headers.get("content-length", "0")
         limit = self.limits.get(scope["path"], BODY_LIMIT)
-        if not length.isdigit() or int(length) > limit:
+        if not length.isdigit() or len(length) > 12 or int(length) > limit:
             raise ApiError(413, f"the request body is over {limit:,} bytes")
 
     def _has_token(self, scope: Scope, headers: Headers) -> bool:

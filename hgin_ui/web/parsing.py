@@ -15,12 +15,16 @@ from typing import Any
 from starlette.requests import Request
 
 from hgin_env.engine.config import RulesConfig
-from hgin_ui.terminal import parse_rules
+from hgin_env.envs.spec import NONE, parse_value, split_items
 
 #: the largest seed: the engine's keys are 64-bit
 MAX_SEED = 2**64 - 1
-#: the longest text field read (a name, an opponent, the rules)
+#: the longest text field read (an opponent, the rules)
 MAX_TEXT = 200
+#: the longest name a player may give (it is shown in the heading, the log and the sheet)
+MAX_NAME = 24
+#: the most digits of a number in a body (Python refuses to read over 4,300)
+MAX_DIGITS = 40
 
 
 class ApiError(Exception):
@@ -69,16 +73,26 @@ def rules_text(rules: RulesConfig) -> str:
     return " ".join(words)
 
 
+def _number(text: str) -> int:
+    """An integer of a JSON body; one of over ``MAX_DIGITS`` digits is refused."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ApiError(400, f"malformed request: a number has over {MAX_DIGITS} digits")
+    return int(text)
+
+
 def parse_body(raw: bytes) -> dict[str, Any]:
     """The JSON object of a request body (an empty body is ``{}``).
 
     Raises:
-        ApiError: 400 for a body that is not JSON, nested too deep, or not an object.
+        ApiError: 400 for a body that is not JSON, nested too deep, not an object, or
+            holding a number of over ``MAX_DIGITS`` digits.
     """
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_int=_number)
+    except ApiError:
+        raise
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ApiError(400, f"malformed request: the body is not JSON ({exc})") from exc
     except RecursionError as exc:
@@ -109,8 +123,20 @@ def text_field(data: dict[str, Any], key: str, default: str) -> str:
     return value.strip() or default
 
 
+def name_field(data: dict[str, Any], key: str, default: str) -> str:
+    """A player's name: a text of at most ``MAX_NAME`` characters (blank: ``default``).
+
+    Raises:
+        ApiError: 400 for a value that is not a string or is too long.
+    """
+    value = data.get(key)
+    if isinstance(value, str) and len(value.strip()) > MAX_NAME:
+        raise ApiError(400, f"a name is at most {MAX_NAME} characters, got {len(value.strip())}")
+    return text_field(data, key, default)
+
+
 def seed_field(data: dict[str, Any], default: int | None) -> int | None:
-    """The seed: an integer in 0..2**64-1 or its decimal text; blank or null: ``default``.
+    """The seed: an integer in 0..MAX_SEED or its decimal text; blank or null: ``default``.
 
     Raises:
         ApiError: 400 for anything else.
@@ -123,7 +149,9 @@ def seed_field(data: dict[str, Any], default: int | None) -> int | None:
         if text.isascii() and text.isdigit() and len(text) <= 20:
             value = int(text)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
-        raise ApiError(400, f"the seed must be an integer in 0..2**64-1, got {shown(value)}")
+        raise ApiError(
+            400, f"the seed must be a whole number from 0 to {MAX_SEED}, got {shown(value)}"
+        )
     return value
 
 
@@ -141,16 +169,45 @@ def seat_field(data: dict[str, Any], default: int) -> int:
     return value
 
 
+def page_rules(text: str) -> RulesConfig:
+    """The rules of the page's Rules box, in the one spec grammar's ``key=value`` items.
+
+    Each error names its field in the page's words: an unknown field before its value
+    is read, a true/false field asks for true or false, a range without ``RulesConfig.``.
+
+    Raises:
+        ValueError: ``rules: ...`` naming the item or the field.
+    """
+    values = split_items(text.replace(",", " ").split(), "rules")
+    defaults = RulesConfig().to_dict()
+    for key in values:
+        if key not in defaults:
+            known = ", ".join(defaults)
+            raise ValueError(f"rules: unknown rules field {shown(key)}; the fields are {known}")
+    data: dict[str, Any] = {}
+    for key, raw in values.items():
+        default = defaults[key]
+        if default is None and raw.lower() == NONE:  # a field that may be off
+            data[key] = None
+        else:
+            kind = bool if isinstance(default, bool) else int
+            data[key] = parse_value(raw, kind, f"rules: {key}")
+    try:
+        return RulesConfig.from_dict(data)
+    except ValueError as exc:  # a range: "RulesConfig.knock_limit must be in 0..100, got 200"
+        raise ValueError("rules: " + str(exc).removeprefix("RulesConfig.")) from exc
+
+
 def rules_field(data: dict[str, Any], default: RulesConfig) -> RulesConfig:
     """The rules from ``key=value`` items (spaces or commas between them).
 
     Raises:
-        ApiError: 400 with ``parse_rules``' reason.
+        ApiError: 400 with ``page_rules``' reason (``rules: knock_limit must be ...``).
     """
     if "rules" not in data:
         return default
     text = text_field(data, "rules", "")
     try:
-        return parse_rules(text.replace(",", " ").split())
+        return page_rules(text)
     except ValueError as exc:
-        raise ApiError(400, f"rules: {exc}") from exc
+        raise ApiError(400, str(exc)) from exc

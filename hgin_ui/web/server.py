@@ -15,29 +15,33 @@ Endpoints (every game lives on the server; the page gets only ``hgin_ui.web.view
 ``GET  /api/watch/{id}``              the watched game's view
 ``POST /api/watch/{id}/step``         one action (or the next deal)
 ``GET  /api/games/{id}/transcript``   the finished hands as a JSON Lines transcript
+``POST /api/games/{id}/end``          end a game (played or watched): its place is free
 ``POST /api/replay``                  ``{"text": ..., "name": ...}``: a transcript,
                                       verified by ``hgin_env.replay``, as frames
 ====================================  ===============================================
 
 Every ``/api/`` request carries the server's token and every POST is same-origin JSON
-(``guards``). A refused request answers a 4xx with ``{"error": message}`` (400 bad input,
-403 no token or another site, 404 an unknown game, 413 too large, 415 not JSON; 503 when
-the games held are all in play); a refused move also carries the unchanged game's view
-as ``state``. ``serve`` listens on 127.0.0.1 only (port 0: a free port), prints the URL
-with the token, and stops cleanly on Ctrl-C.
+(``guards``). Every refused request, however malformed, answers a 4xx with
+``{"error": message}`` (400 bad input or another host, 403 no token or another site,
+404 an unknown game or address, 405 a wrong method, 413 too large, 415 not JSON; 503
+when the games held are all in play), a message of at most ``MAX_MESSAGE`` characters;
+a refused move also carries the unchanged game's view as ``state``. ``serve`` listens
+on 127.0.0.1 only (port 0: a free port), prints the URL with the token, and stops
+cleanly on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import socket
 import sys
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -46,12 +50,14 @@ from starlette.staticfiles import StaticFiles
 from .catalog import PolicyCatalog
 from .endpoints import ROUTES, WebState
 from .games import GameStore
-from .guards import LOCAL_HOSTS, RequestGuard, new_token
-from .parsing import ApiError, Defaults
+from .guards import RequestGuard, new_token
+from .parsing import ApiError, Defaults, shown
 
 #: the only address the server listens on
 HOST = "127.0.0.1"
 STATIC = Path(__file__).resolve().parent / "static"
+#: the longest error message sent (a message quotes little of the input)
+MAX_MESSAGE = 400
 
 
 async def index(request: Request) -> FileResponse:
@@ -59,13 +65,45 @@ async def index(request: Request) -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
 
+def error_response(
+    status: int,
+    message: str,
+    state: dict[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """``{"error": message, "state": ...}`` with its status; the message cut short."""
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 3] + "..."
+    body: dict[str, Any] = {"error": message}
+    if state is not None:
+        body["state"] = state
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 async def api_error(request: Request, exc: Exception) -> JSONResponse:
     """A refused request's answer: ``{"error": ..., "state": ...}`` with its status."""
     assert isinstance(exc, ApiError)
-    body: dict[str, Any] = {"error": exc.message}
-    if exc.state is not None:
-        body["state"] = exc.state
-    return JSONResponse(body, status_code=exc.status)
+    return error_response(exc.status, exc.message, exc.state)
+
+
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
+    """An unknown address (404) or a wrong method (405), in JSON as every refusal."""
+    assert isinstance(exc, HTTPException)
+    path = shown(request.url.path)
+    if exc.status_code == 404:
+        message = f"there is nothing at {path}: the page is at / (with its token)"
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "another method")
+        message = f"{path} takes {allowed}, not {request.method}"
+    else:
+        message = str(exc.detail)
+    return error_response(exc.status_code, message, headers=exc.headers)
+
+
+async def server_error(request: Request, exc: Exception) -> JSONResponse:
+    """A fault of the server itself: a short JSON 500; the traceback goes to the console."""
+    traceback.print_exception(exc, file=sys.stderr)
+    return error_response(500, "the server failed on this request (its console says why)")
 
 
 def create_app(
@@ -91,11 +129,9 @@ def create_app(
         *ROUTES,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [
-        Middleware(TrustedHostMiddleware, allowed_hosts=list(LOCAL_HOSTS)),
-        Middleware(RequestGuard, token=token),
-    ]
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={ApiError: api_error})
+    middleware = [Middleware(RequestGuard, token=token)]
+    handlers = {ApiError: api_error, HTTPException: http_error, Exception: server_error}
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.web = WebState(
         defaults if defaults is not None else Defaults(),
         catalog if catalog is not None else PolicyCatalog(),

@@ -39,6 +39,8 @@ from hgin_env.engine.melds import best_melds
 from hgin_env.envs.render import sheet_text
 from hgin_env.replay import ReplayError, replay_hand, result_lines
 
+from .catalog import short_name
+from .parsing import MAX_TEXT, rules_text
 from .words import action_line, deal_line, you_words
 
 if TYPE_CHECKING:
@@ -164,11 +166,15 @@ def sheet_view(sheets: ScoreSheets, names: Sequence[str], first: int = 0) -> dic
     rules = sheets.rules
     winner = int(sheets.series_winner[0])
     finished = bool(sheets.finished[0])
+    won = sheets.game_winners[0]
+    decided = [names[seat] for seat in (first, 1 - first) if int((won == seat).sum()) >= 2]
     return {
         "rows": rows,
         "bonuses": bool(rules.game_bonus or rules.box_bonus or rules.shutout_multiplier > 1),
         "finished": finished,
         "winner": names[winner] if winner >= 0 else None,
+        # who has won two games: the series is theirs, though the last game plays on
+        "decided": decided[0] if decided else None,
         "text": sheet_text(sheets, 0, first, (names[first], names[1 - first])),
     }
 
@@ -206,8 +212,10 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
         layoffs=" ".join(by_rank((result.get("layoffs") or "").split())),
     )
     lines = [you_words(line) for line in result_lines(drawn, names)]
+    info = record.get("info")
+    hand = info.get("hand") if isinstance(info, dict) else None
     return {
-        "hand": (record.get("info") or {}).get("hand"),
+        "hand": hand if isinstance(hand, int) and not isinstance(hand, bool) else None,
         "outcome": result["outcome"],
         "winner": result["winner"],
         "points": result["points"],
@@ -233,16 +241,22 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "names": list(game.names),
         "opponent": game.opponent_spec,
         "latency": latency_view(game.think_seconds),
+        "opponent_short": short_name(game.opponent_spec),
+        "rules": rules_text(session.engine.rules),
         "hand_no": game.hand_no,
         "log": list(game.log),
         "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, me),
         "saved_hands": len(game.records),
         "finished": session.finished,
+        "ended": game.ended,
         "table": None,
         "moves": None,
         "result": None,
     }
+    if game.ended:
+        view["status"] = "This game was ended."
+        return view
     if game.pending is not None:
         view["result"] = result_view(game.pending)
         view["status"] = "The series is over." if session.finished else "The hand is over."
@@ -279,7 +293,7 @@ def _todo(table: dict[str, Any]) -> str:
         if table["must_draw_stock"]:
             return "Your turn: draw from the stock."
         return "Your turn: draw from the stock or take the top discard."
-    return "Your turn: click a card to discard it, or knock with a discard."
+    return "Your turn: choose a card to discard, or knock with it."
 
 
 def watch_view(game: WatchGame) -> dict[str, Any]:
@@ -290,39 +304,88 @@ def watch_view(game: WatchGame) -> dict[str, Any]:
         "game": game.id,
         "names": list(game.names),
         "players": list(game.specs),
+        "rules": rules_text(session.engine.rules),
         "hand_no": game.hand_no,
         "log": list(game.log),
         "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, 0),
         "saved_hands": len(game.records),
         "finished": session.finished,
+        "ended": game.ended,
         "table": None,
         "result": None,
     }
-    if game.pending is not None:
+    if game.ended:
+        pass
+    elif game.pending is not None:
         view["result"] = result_view(game.pending)
     else:
         view["table"] = table_view(session.engine, game.names, face_up=(0, 1))
     return view
 
 
+def info_text(info: object) -> str:
+    """A record's ``info`` as the replay's title says it: ``series 3 · versions a, b``.
+
+    Only text, numbers and lists of them are shown, each cut short, at most six items.
+    """
+    if not isinstance(info, dict):
+        return ""
+    parts = []
+    for key, value in list(info.items())[:6]:
+        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            value = ", ".join(str(v) for v in value)
+        elif not isinstance(value, str | int | float):
+            continue
+        text = f"{key} {value}"
+        parts.append(text if len(text) <= 60 else text[:57] + "...")
+    return "".join(f" · {part}" for part in parts)
+
+
+def _two_texts(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+
+
+def record_names(record: dict[str, Any], where: str) -> list[str]:
+    """The record's two player names, after checking the fields the page reads as text.
+
+    Raises:
+        ReplayError: ``names`` (or ``dealt``) is not a list of two texts, or ``result``
+            is not an object.
+    """
+    names = record.get("names")
+    if not _two_texts(names):
+        raise ReplayError(f"{where}: names must be a list of two texts")
+    if "dealt" in record and not _two_texts(record["dealt"]):
+        raise ReplayError(f"{where}: dealt must be a list of two texts")
+    if not isinstance(record.get("result"), dict):
+        raise ReplayError(f"{where}: result must be an object")
+    return names  # type: ignore[return-value]
+
+
 def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Verify transcript records and turn each hand into frames (the deal, then one per action).
 
+    A name is shown short (``short_name``) and kept whole up to 200 characters in
+    ``full_names``, so the frames grow with the hands, not with the names.
+
     Raises:
         ReplayError: ``hand K of N: ...`` with the replay module's reason, for the first
-            record that does not replay to its stored result.
+            record that does not replay to its stored result (or has no two names).
     """
     if not records:
         raise ReplayError("the transcript holds no hand")
     hands = []
     sheets: ScoreSheets | None = None
     for k, record in enumerate(records, start=1):
+        where = f"hand {k} of {len(records)}"
+        full = record_names(record, where)
         try:
             replay_hand(record)
         except ReplayError as exc:
-            raise ReplayError(f"hand {k} of {len(records)}: {exc}") from exc
-        names = list(record["names"])
+            raise ReplayError(f"{where}: {exc}") from exc
+        names = [short_name(n) for n in full]
+        shown = dict(record, names=names)
         engine = GinEngine(1, RulesConfig.from_dict(record["rules"]), seed=0)
         dealer = int(record["dealer"])
         engine.reset(decks=np.asarray(record["deck"], np.int64)[None], dealers=dealer)
@@ -336,8 +399,6 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             line = action_line(engine, action, names[int(seat)])
             engine.step(np.array([int(action)]))
             frames.append({"line": line, "table": table_view(engine, names, (0, 1))})
-        info = record.get("info") or {}
-        title = f"Hand {k} of {len(records)}" + "".join(f", {a} {b}" for a, b in info.items())
         rules = engine.rules
         if sheets is None or bool(sheets.finished[0]) or sheets.rules != rules:
             sheets = ScoreSheets(1, rules)  # a new series
@@ -346,10 +407,12 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         sheets.record(np.array([int(result["winner"])]), np.array([int(result["points"])]))
         hands.append(
             {
-                "title": title,
+                "title": f"Hand {k} of {len(records)}{info_text(record.get('info'))}",
                 "names": names,
+                "full_names": [n[:MAX_TEXT] for n in full],
+                "rules": rules_text(rules),
                 "frames": frames,
-                "result": result_view(record),
+                "result": result_view(shown),
                 "sheet_before": before,
                 "sheet": sheet_view(sheets, names, 0),
             }

@@ -20,14 +20,18 @@ _YOU_VERBS = {
 }  # fmt: skip
 _YOU_VERB = re.compile(r"^You (" + "|".join(_YOU_VERBS) + r")\b")
 _ONE_POINTS = re.compile(r"\b1 points\b")
+#: "You" inside a sentence (not after its start or a colon): "9 points to You." -> "to you."
+_INNER_YOU = re.compile(r"(?<=[^.;:] )You\b")
 
 
 def you_words(text: str) -> str:
     """A line of ``describe_action`` or ``result_lines`` as the page says it.
 
-    Said to a player named ``You`` in the second person ("You draw"), and "1 point".
+    Said to a player named ``You`` in the second person ("You draw", "9 points to
+    you."), and "1 point".
     """
-    return _ONE_POINTS.sub("1 point", _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text))
+    text = _YOU_VERB.sub(lambda m: "You " + _YOU_VERBS[m[1]], text)
+    return _ONE_POINTS.sub("1 point", _INNER_YOU.sub("you", text))
 
 
 def action_line(engine: GinEngine, action: int, name: str, hidden_draw: bool = False) -> str:

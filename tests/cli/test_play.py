@@ -140,7 +140,7 @@ def test_bad_command_line() -> None:
     proc = run_play(["no-such-bot", "--seed", "1"], "")
     assert proc.returncode == 2 and "unknown policy" in proc.stderr
     proc = run_play(["simple", "--rules", "knock_limit=x"], "")
-    assert proc.returncode == 2 and "expected an integer" in proc.stderr
+    assert proc.returncode == 2 and "must be an integer" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

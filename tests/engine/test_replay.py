@@ -50,10 +50,14 @@ def test_a_good_record_replays(tmp_path: Path, capsys) -> None:
         (lambda r: r.__setitem__("deck", r["deck"][:40]), "got 40 entries"),
         (lambda r: r.__setitem__("version", 99), "version 99 is not supported"),
         (lambda r: r.pop("version"), "version None is not supported"),
+        (lambda r: r.__setitem__("names", [1, 2]), "names must hold 2 names"),
+        (lambda r: r.__setitem__("result", [1]), "result must be an object"),
+        (lambda r: r.__setitem__("dealt", 5), "dealt must be a list"),
+        (lambda r: r.__setitem__("info", [1]), "info must be an object"),
     ],
 )
 def test_malformed_records_exit_2_with_one_line(change, message, tmp_path: Path, capsys) -> None:
-    """Out-of-range action ids, a short deck and an unknown version: status 2, one line."""
+    """Bad ids, a short deck, an unknown version, wrong-typed fields: status 2, one line."""
     record = one_hand_record()
     change(record)
     path = tmp_path / "bad.jsonl"
@@ -72,6 +76,14 @@ def test_unreadable_transcripts_exit_2_with_one_line(tmp_path: Path, capsys) -> 
     empty.write_text("\n\n")
     status, lines = run_replay(empty, capsys)
     assert status == 2 and len(lines) == 1 and "no hand records" in lines[0]
+
+
+def test_an_integer_past_the_digit_limit_is_not_json(tmp_path: Path, capsys) -> None:
+    """A 4,301-digit integer (json.loads raises ValueError) is status 2 and one line."""
+    path = tmp_path / "huge.jsonl"
+    path.write_text('{"version": ' + "9" * 4301 + "}\n")
+    status, lines = run_replay(path, capsys)
+    assert status == 2 and len(lines) == 1 and "not JSON" in lines[0], lines
 
 
 def test_a_mismatching_record_still_exits_1(tmp_path: Path, capsys) -> None:

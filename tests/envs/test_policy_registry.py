@@ -198,3 +198,18 @@ def test_every_resolver_refuses_a_non_policy_object_with_one_text() -> None:
         "a policy must be a name, a model path or an object with "
         "act(observations, action_masks); got int"
     }
+
+
+def test_pyproject_registers_each_policy_name_once(fresh_registry) -> None:
+    """No name is both a plain entry point and a source's; the sources alone serve the bots."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    entries = project["project"]["entry-points"]["hgin_env.policies"]
+    fresh_registry(entries)
+    registry.discover_plugins()
+    served = [n for s in registry._SOURCES for n in s.names()]
+    plain = [name for name in entries if not name.startswith("__")]
+    assert len(served) == len(set(served)) and not set(plain) & set(served)
+    assert type(resolve_policy("simple", seed=1)).__name__ == "SimpleBot"
+    assert {"simple", "expert", "patient", "tempo"} <= set(registered_policies())

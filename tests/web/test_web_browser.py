@@ -21,6 +21,7 @@ import pytest
 from agents import SimpleBot, load_policy
 from hgin_env.replay import ReplayError, replay_hand, result_lines
 from hgin_ui.terminal import GameSession
+from hgin_ui.web.catalog import PolicyCatalog
 from hgin_ui.web.parsing import Defaults
 from hgin_ui.web.server import bind_socket, create_app, page_url
 from hgin_ui.web.words import you_words
@@ -39,6 +40,8 @@ if CHROMIUM is None:
 
 #: a deal where clicking the least-deadwood discard ends in a knock with layoffs
 SEED = 22
+#: a search opponent small enough for a test (its full spec is long)
+SEARCH = "pimc:worlds=4"
 #: wait for the page to show a new view (a move answered) and no request in flight
 NEW_VIEW = (
     "([sel, v]) => document.querySelector(sel).dataset.version !== v"
@@ -48,8 +51,9 @@ NEW_VIEW = (
 
 @pytest.fixture(scope="module")
 def app():
-    """The web table's app: the simple bot and a fixed seed by default."""
-    return create_app(Defaults(opponent="simple", seed=SEED))
+    """The web table's app: the simple bot and a fixed seed by default; a small search listed."""
+    catalog = PolicyCatalog(extra={SEARCH: SEARCH})
+    return create_app(Defaults(opponent="simple", seed=SEED), catalog=catalog)
 
 
 @pytest.fixture(scope="module")
@@ -233,12 +237,13 @@ def test_watch_plays_pauses_and_steps(server, context, shots) -> None:
     """Watch runs two bots live with both hands face up; Pause stops it, Step plays one move."""
     page = open_page(context, server)
     page.click(".tab[data-mode=watch]")
-    page.fill("#watch-form input[name=a]", "simple")
-    page.fill("#watch-form input[name=b]", "expert")
+    page.select_option("#watch-form select[name=a]", "simple")
+    page.select_option("#watch-form select[name=b]", "expert")
     page.eval_on_selector(  # the fastest speed
         "#watch-speed", "el => { el.value = 50; el.dispatchEvent(new Event('input')); }"
     )
     act(page, "#watch-board", lambda: page.click("#watch-new"))
+    assert page.inner_text("#watch-rules") == "Rules: the defaults"
     page.wait_for_function("document.querySelectorAll('#watch-log li').length >= 8")
     page.click("#watch-toggle")  # pause
     page.wait_for_function(
@@ -283,6 +288,8 @@ def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_pat
     act(page, "#replay-board", lambda: page.set_input_files("#replay-file", str(good)))
     last = len(record["actions"])
     assert page.inner_text("#replay-status") == f"step 0 of {last}"
+    assert page.inner_text("#replay-rules") == "Rules: the defaults"
+    assert page.inner_text("#replay-title").startswith("Hand 1 of 1 · hand 1: Ann (seat 0)")
     for _ in range(3):
         page.click("#replay-forward")
     assert page.inner_text("#replay-status") == f"step 3 of {last}"
@@ -307,36 +314,125 @@ def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_pat
     assert page.errors == []
 
 
-@pytest.mark.parametrize("width", [390, 360])
-def test_a_phone_fits_the_page_and_plays_a_hand_by_taps(browser, server, width) -> None:
-    """At phone width nothing scrolls sideways, every control is on screen, taps play a hand."""
+#: the parts of the board that must be in the window during play (selector, required)
+BOARD_PARTS = [
+    ("#play-table .seat.top .seat-head", True),
+    ("#play-table .seat.top .hand", True),
+    ("#play-table .centre .pile-box", True),
+    ("#play-table .seat.bottom .hand", True),
+    ("#play-table .actions button", False),
+    ("#play-table button.knock", False),
+]
+#: each part out of the window (or missing), as [selector, box]
+OUT_OF_VIEW = """(parts) => parts.flatMap(([sel, required]) => {
+  const all = [...document.querySelectorAll(sel)];
+  if (!all.length) return required ? [[sel, "missing"]] : [];
+  return all.map((e) => e.getBoundingClientRect()).filter((b) =>
+    b.left < 0 || b.top < 0 || b.right > innerWidth + 0.5 || b.bottom > innerHeight + 0.5
+  ).map((b) => [sel, [b.left, b.top, b.right, b.bottom]]);
+})"""
+#: the score sheet's columns cut (narrower than their text) or out of the sheet or window
+SHEET_CUT = """() => {
+  const sheet = document.querySelector("#play-sheet");
+  const box = sheet.getBoundingClientRect();
+  const cut = [...sheet.querySelectorAll("thead th")].filter((th) => {
+    const b = th.getBoundingClientRect();
+    return th.scrollWidth > th.clientWidth || b.left < box.left || b.right > box.right + 0.5
+      || b.right > innerWidth;
+  }).map((th) => th.textContent);
+  return sheet.scrollWidth > sheet.clientWidth ? [...cut, "the sheet scrolls"] : cut;
+}"""
+RANKS = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def card_name(text: str) -> str:
+    """A card's accessible name as the page gives it: ``7 of hearts``, ``queen of spades``."""
+    return f"{RANKS.get(text[0], text[0])} of {SUITS[text[1]]}"
+
+
+def check_the_board(page, width: int) -> None:
+    """The board fits the window, the sheet shows three games, focus and names are right."""
+    where = state(page)
+    assert fits_the_width(page), where
+    assert page.evaluate(OUT_OF_VIEW, BOARD_PARTS) == [], where
+    assert page.evaluate(SHEET_CUT) == [], where
+    focused = "(el) => el.matches('.card[role=button], button') && el.closest('#play-board')"
+    assert page.evaluate(f"({focused})(document.activeElement)"), (
+        where,
+        page.evaluate("document.activeElement.outerHTML.slice(0, 80)"),
+    )
+    # every card on the table is named by rank and suit; the opponent's cards as hidden
+    tree = page.locator("#play-table").aria_snapshot()
+    cards = page.eval_on_selector_all(
+        "#play-table .card[data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    for card in cards:
+        assert card_name(card) in tree, (card, tree)
+    assert "hidden cards" in tree, tree
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844), (360, 740)])
+def test_a_hand_against_a_search_keeps_the_board_in_view(browser, server, shots, width, height):
+    """Against pimc at each window: board in view, 3 games shown, focus kept, cards named."""
+    phone = width < 600
     ctx = browser.new_context(
-        viewport={"width": width, "height": 844}, has_touch=True, is_mobile=True
+        viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone
     )
     try:
         page = open_page(ctx, server)
         assert fits_the_width(page)
-        for tab in ("watch", "replay", "play"):  # every tab reachable on screen
-            box = page.locator(f".tab[data-mode={tab}]").bounding_box()
-            assert box["x"] >= 0 and box["x"] + box["width"] <= width, tab
-            page.locator(f".tab[data-mode={tab}]").tap()
-            assert fits_the_width(page), tab
-        act(page, "#play-board", lambda: page.locator("#play-new").tap())
-
-        def tap_a_move(page) -> None:
-            assert fits_the_width(page), state(page)
-            box = next_target(page).bounding_box()
-            assert box["x"] >= 0 and box["x"] + box["width"] <= width, state(page)
-            click_a_move(page, tap=True)
-
-        play_out_the_hand(page, tap_a_move)
+        assert page.evaluate("document.querySelector('#help').open")  # a first visit
+        if phone:  # every tab reachable on screen
+            for tab in ("watch", "replay", "play"):
+                box = page.locator(f".tab[data-mode={tab}]").bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, tab
+                page.locator(f".tab[data-mode={tab}]").tap()
+                assert fits_the_width(page), tab
+        page.select_option("#play-form select[name=opponent]", SEARCH)
+        act(page, "#play-board", lambda: page.locator("#play-new").click())
+        assert not page.evaluate("document.querySelector('#help').open")
+        # the opponent is named short; its full spec is a click away
+        who = page.locator("#play-title .who")
+        assert who.inner_text() == "pimc (4 worlds)"
+        assert page.is_hidden("#play-spec")
+        who.click()
+        assert page.inner_text("#play-spec").startswith("pimc (4 worlds) is pimc:worlds=4,")
+        assert who.get_attribute("aria-expanded") == "true"
+        who.click()  # and away again
+        assert page.is_hidden("#play-spec") and who.get_attribute("aria-expanded") == "false"
+        assert page.get_attribute("#play-announce", "role") == "status"
+        announced = []
+        for _ in range(300):
+            if state(page) in ("hand-over", "series-over"):
+                break
+            check_the_board(page, width)
+            announced.append(page.inner_text("#play-announce"))
+            if phone and state(page) == "discard" and width == 390:
+                page.screenshot(path=str(shots / "web-phone.png"))
+            click_a_move(page, tap=phone)
         assert state(page) == "hand-over" and fits_the_width(page)
-        assert page.inner_text("#play-error") == ""
-        act(page, "#play-board", lambda: page.locator("#play-next").tap())
-        assert page.inner_text("#play-title").startswith("Hand 2") and fits_the_width(page)
-        assert page.errors == []
+        assert page.evaluate("document.activeElement.id") == "play-next"
+        assert any(text.startswith("pimc (4 worlds) ") for text in announced), announced
+        assert page.inner_text("#play-error") == "" and page.errors == []
+        page.reload()  # "How to play" stays closed after the first series
+        page.wait_for_selector("body[data-ready='1']")
+        assert not page.evaluate("document.querySelector('#help').open")
     finally:
         ctx.close()
+
+
+def test_end_game_frees_the_game_and_says_so(server, context) -> None:
+    """End game ends the series on the server; a move is refused; New series plays again."""
+    page = open_page(context, server)
+    act(page, "#play-board", lambda: page.click("#play-new"))
+    game = page.evaluate("play.view.game")
+    act(page, "#play-board", lambda: page.click("#play-end"))
+    assert state(page) == "ended" and page.inner_text("#play-status") == "This game was ended."
+    assert page.is_disabled("#play-end") and page.is_hidden("#play-table")
+    act(page, "#play-board", lambda: page.click("#play-new"))
+    assert page.evaluate("play.view.game") != game and page.is_enabled("#play-end")
+    assert page.errors == []
 
 
 def press_on(page, target) -> None:

@@ -28,6 +28,7 @@ from hgin_ui.web.server import create_app
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "models" / "ppo-cards" / "model.zip"
 BASE = "http://127.0.0.1:8000"
+SEED_RANGE = "the seed must be a whole number from 0 to 18446744073709551615"
 
 
 def table_client(app, **headers: str) -> TestClient:
@@ -110,6 +111,7 @@ def test_a_foreign_host_is_refused(client, host) -> None:
     for method, url in (("GET", "/"), ("GET", "/api/options"), ("POST", "/api/play")):
         response = client.request(method, url, headers={"Host": host}, json={})
         assert response.status_code == 400, (method, url)
+        assert "is not this server's address" in response.json()["error"]
     assert stored(client) == 0
 
 
@@ -158,7 +160,8 @@ def test_a_body_that_is_not_declared_json_is_refused(client, kind) -> None:
 def test_the_api_needs_the_token(client) -> None:
     """No token or a wrong one is a 403; the page and its files need none; ?token= works."""
     token = client.app.state.token
-    for headers in ({"X-Hgin-Token": ""}, {"X-Hgin-Token": token[:-1] + "x"}):
+    wrong = token[:-1] + ("x" if token[-1] != "x" else "y")  # one character off
+    for headers in ({"X-Hgin-Token": ""}, {"X-Hgin-Token": wrong}):
         assert client.get("/api/options", headers=headers).status_code == 403
         response = client.post("/api/play", json={}, headers=headers)
         assert response.status_code == 403 and "token" in response.json()["error"]
@@ -262,10 +265,10 @@ def test_a_long_move_is_not_echoed(client) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"seed": 2**64}, "the seed must be an integer in 0..2**64-1, got 1844674407"),
-        ({"seed": str(2**64)}, "the seed must be an integer in 0..2**64-1"),
-        ({"seed": 1.5}, "the seed must be an integer in 0..2**64-1, got 1.5"),
-        ({"seed": "²"}, "the seed must be an integer in 0..2**64-1"),
+        ({"seed": 2**64}, f"{SEED_RANGE}, got 1844674407"),
+        ({"seed": str(2**64)}, SEED_RANGE),
+        ({"seed": 1.5}, f"{SEED_RANGE}, got 1.5"),
+        ({"seed": "²"}, SEED_RANGE),
         ({"seat": 1.0}, "the seat must be 0 or 1, got 1.0"),
         ({"seat": True}, "the seat must be 0 or 1, got True"),
     ],
@@ -309,3 +312,155 @@ def test_a_seed_past_64_bits_on_the_command_line_exits_2(capsys) -> None:
             parse_args(argv)
         assert exit_.value.code == 2
         assert "--seed must be in 0..2**64-1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ 6. JSON 4xx for anything
+#: a number Python refuses to read (over 4,300 digits), where a seed goes and deep in a list
+HUGE = "9" * 4301
+HUGE_BODIES = [f'{{"seed": {HUGE}}}', f'{{"move": "draw", "x": [1, [{HUGE}]]}}', f"[{HUGE}]"]
+
+
+def post_endpoints(client: TestClient) -> list[str]:
+    """Every POST endpoint, with a played game and a watched game for those that need one."""
+    play = client.post("/api/play", json={"seed": 1}).json()["game"]
+    watch = client.post("/api/watch", json={"players": ["simple", "simple"], "seed": 1})
+    watched = watch.json()["game"]
+    return [
+        "/api/play", f"/api/play/{play}/move", f"/api/play/{play}/next", "/api/watch",
+        f"/api/watch/{watched}/step", "/api/replay", f"/api/games/{play}/end",
+        f"/api/games/{watched}/end",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("body", HUGE_BODIES)
+def test_a_number_of_4300_digits_is_a_json_400_at_every_endpoint(client, body) -> None:
+    """An integer Python cannot read, anywhere in the body of any POST, is a 400 that says so."""
+    for url in post_endpoints(client):
+        response = client.post(url, content=body, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, url
+        assert "number has over 40 digits" in response.json()["error"], url
+    text = '{"version": 1, "deck": [' + HUGE + "]}"
+    response = client.post("/api/replay", json={"text": text, "name": "t.jsonl"})
+    assert response.status_code == 400
+    assert response.json()["error"] == "error: t.jsonl: a line holds a number too long"
+
+
+def a_record(client: TestClient, seed: int = 12) -> dict:
+    """The record of one hand played through the API (random legal moves)."""
+    view = client.post("/api/play", json={"seed": seed}).json()
+    rng = __import__("numpy").random.default_rng(seed)
+    while view["result"] is None:
+        moves = view["moves"]
+        words = [w for w in ("draw", "take", "pass") if moves[w]]
+        words += [d["card"] for d in moves["discards"] if d["discard"]]
+        move = {"move": str(rng.choice(words))}
+        view = client.post(f"/api/play/{view['game']}/move", json=move).json()
+    return json.loads(client.get(f"/api/games/{view['game']}/transcript").text)
+
+
+WRONG = [1, "x", [1], {}, None, 10**30, [None, None]]
+
+
+def test_wrong_types_in_a_replay_record_are_a_json_400(client) -> None:
+    """Each field of a record, and a few of its result, of a wrong type is a 400."""
+    record = a_record(client)
+    spoiled = [dict(record, names=[1, 2]), dict(record, info=[1])]
+    for key in record:
+        spoiled += [dict(record, **{key: value}) for value in WRONG]
+    for key in ("winner", "points", "hands"):
+        spoiled += [dict(record, result=dict(record["result"], **{key: v})) for v in WRONG]
+    for bad in spoiled:
+        response = client.post("/api/replay", json={"text": json.dumps(bad)})
+        if response.status_code == 200:  # a field the replay may ignore or read as the same
+            continue
+        assert response.status_code == 400, bad
+        assert response.json()["error"].startswith("error: "), response.text[:200]
+    response = client.post("/api/replay", json={"text": json.dumps(dict(record, names=[1, 2]))})
+    assert response.json()["error"] == "error: hand 1 of 1: names must be a list of two texts"
+    response = client.post("/api/replay", json={"text": json.dumps(dict(record, info=[1]))})
+    assert response.status_code == 200  # info is free-form: shown only when it is readable
+
+
+def test_a_replay_of_long_names_answers_no_more_than_with_short_ones(client) -> None:
+    """Two 1.9 MB names in a 3.8 MB body give an answer the size of 30-character names' one."""
+    record = a_record(client)
+    plain = {"text": json.dumps(dict(record, names=["x" * 30, "x" * 31]))}
+    short = client.post("/api/replay", json=plain)
+    long_name = "x" * 1_900_000
+    body = {"text": json.dumps(dict(record, names=[long_name, long_name + "y"]))}
+    response = client.post("/api/replay", json=body)
+    assert response.status_code == 200
+    assert len(response.content) <= len(short.content) + 1_000
+    assert len(short.content) < 50 * len(json.dumps(plain))
+    (hand,) = response.json()["hands"]
+    assert hand["names"] == ["xxxxxxxxxxxxxxxxxxxxx...", "xxxxxxxxxxxxxxxxxxxxx..."]
+    assert [len(n) for n in hand["full_names"]] == [200, 200]
+
+
+def test_a_long_name_is_refused_and_a_long_spec_is_shown_short(tmp_path) -> None:
+    """A player's name of 25 characters is a 400; a search's spec is shown as its short name."""
+    spec = "pimc:worlds=4,top=0"
+    app = create_app(Defaults(opponent=spec), catalog=PolicyCatalog(extra={spec: spec}))
+    with table_client(app) as c:
+        response = c.post("/api/play", json={"name": "n" * 25})
+        assert response.status_code == 400
+        assert response.json()["error"] == "a name is at most 24 characters, got 25"
+        view = c.post("/api/play", json={"name": "n" * 24, "seed": 1}).json()
+        assert view["names"] == ["n" * 24, "pimc (4 worlds)"]
+        assert view["opponent"].startswith("pimc:worlds=4,top=0") and view["rules"] == ""
+        assert c.get("/api/options").json()["short"][spec] == "pimc (4 worlds)"
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "message"),
+    [
+        ("GET", "/nosuch", 404, "there is nothing at '/nosuch'"),
+        ("GET", "/api/nosuch", 404, "there is nothing at '/api/nosuch'"),
+        ("GET", "/static/nosuch.js", 404, "there is nothing at '/static/nosuch.js'"),
+        ("DELETE", "/api/play", 405, "'/api/play' takes POST, not DELETE"),
+        ("GET", "/api/replay", 405, "'/api/replay' takes POST, not GET"),
+    ],
+)
+def test_unknown_addresses_and_methods_answer_json(client, method, url, status, message) -> None:
+    """An unknown address or a wrong method answers ``{"error": ...}`` like every refusal."""
+    response = client.request(method, url)
+    assert response.status_code == status
+    assert response.json()["error"].startswith(message)
+
+
+def test_a_full_table_frees_a_place_when_a_game_ends_or_its_series_finishes() -> None:
+    """A full table's 503 says what to do; ending a game, or finishing a series, makes room."""
+    clock = Clock()
+    store = GameStore(limit=3, protect_s=600, clock=clock)
+    short = "game_target=1 stop_when_decided=true"
+    with table_client(create_app(Defaults(opponent="simple"), store=store)) as c:
+        games = [c.post("/api/play", json={"seed": k, "rules": short}).json() for k in range(3)]
+        clock.now += 60
+        full = c.post("/api/play", json={})
+        assert full.status_code == 503
+        assert full.json()["error"] == (
+            "no new game now: the table holds 3 games, all in play. End a game you no "
+            "longer play (its End game button), or try again in 9 minutes."
+        )
+        ended = c.post(f"/api/games/{games[0]['game']}/end", json={})
+        assert ended.status_code == 200 and ended.json()["ended"]
+        refused = c.post(f"/api/play/{games[0]['game']}/move", json={"move": "draw"})
+        assert refused.json()["error"] == "This game was ended: start a new one."
+        assert c.post("/api/play", json={}).status_code == 200  # the ended game made room
+        assert c.get(f"/api/play/{games[0]['game']}").status_code == 404
+        # a series played to its end (a point wins a game, two games the series)
+        rng = __import__("numpy").random.default_rng(0)
+        view = games[1]
+        while not view["finished"]:
+            if view["result"] is not None:
+                view = c.post(f"/api/play/{view['game']}/next", json={}).json()
+                continue
+            moves = view["moves"]
+            words = [w for w in ("draw", "take", "pass") if moves[w]]
+            words += [f"knock {d['card']}" for d in moves["discards"] if d["knock"]][:1]
+            words = words[-1:] or [d["card"] for d in moves["discards"] if d["discard"]]
+            move = {"move": str(rng.choice(words))}
+            view = c.post(f"/api/play/{view['game']}/move", json=move).json()
+        assert c.post("/api/play", json={}).status_code == 200
+        assert c.get(f"/api/play/{view['game']}").status_code == 404
+        assert c.get(f"/api/play/{games[2]['game']}").status_code == 200

@@ -22,11 +22,13 @@ from starlette.testclient import TestClient
 
 from hgin_cli.play import web_main
 from hgin_env.engine.cards import card_id, card_text
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.replay import ReplayError, replay_hand
 from hgin_ui.web.games import PlayGame
 from hgin_ui.web.parsing import Defaults
 from hgin_ui.web.server import create_app
-from hgin_ui.web.views import table_view
+from hgin_ui.web.views import sheet_view, table_view
 from hgin_ui.web.words import you_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,7 +228,7 @@ def test_malformed_move_requests_are_refused(client, body, status, message) -> N
 
 
 def test_unknown_games_and_bad_options_are_refused(client) -> None:
-    """Unknown game ids give 404; unknown policies, bad rules, seats or seeds give 400."""
+    """Unknown games give 404; bad policies, rules, seats or seeds a 400 in the page's words."""
     for url in ("/api/play/nosuch", "/api/watch/nosuch", "/api/games/nosuch/transcript"):
         response = client.get(url)
         assert response.status_code == 404
@@ -234,19 +236,26 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
     assert client.post("/api/play/nosuch/move", json={"move": "draw"}).status_code == 404
     cases = [
         ({"opponent": "nosuchbot"}, "unknown opponent 'nosuchbot': choose one the server lists"),
-        ({"rules": "knock_limit=x"}, "rules: --rules knock_limit: expected an integer, got 'x'"),
-        ({"rules": "knock_limit"}, "rules: --rules expects key=value, got 'knock_limit'"),
-        ({"rules": "colour=3"}, "rules: unknown rules field(s) ['colour']"),
+        ({"rules": "knock_limit=x"}, "rules: knock_limit must be an integer, got 'x'"),
+        ({"rules": "allow_rediscard=yes"}, "rules: allow_rediscard must be true or false"),
+        ({"rules": "prior=/x"}, "rules: unknown rules field 'prior'; the fields are knock_limit"),
+        ({"rules": "knock_limit=200"}, "rules: knock_limit must be in 0..100, got 200"),
+        ({"rules": "knock_limit"}, "rules: bad item 'knock_limit': write key=value"),
+        ({"rules": "colour=3"}, "rules: unknown rules field 'colour'"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
-        ({"seed": -1}, "the seed must be an integer in 0..2**64-1, got -1"),
+        ({"seed": -1}, "the seed must be a whole number from 0 to 18446744073709551615, got -1"),
     ]
     for body, message in cases:
         response = client.post("/api/play", json=body)
         assert response.status_code == 400, body
-        assert response.json()["error"].startswith(message)
+        error = response.json()["error"]
+        assert error.startswith(message)
+        assert not any(term in error for term in ("--rules", "RulesConfig", "2**64")), error
     response = client.post("/api/watch", json={"players": ["simple"]})
     assert response.status_code == 400
     assert response.json()["error"].startswith("players must be two policy names")
+    response = client.post("/api/watch", json={"players": ["simple", "nosuchbot"]})
+    assert response.json()["error"].startswith("unknown player 'nosuchbot': choose one")
     assert len(client.app.state.store) == 0
 
 
@@ -385,7 +394,7 @@ def test_watch_plays_both_seats_face_up_and_saves_hands(client) -> None:
 
 def test_options_list_the_policies_and_the_command_line_defaults() -> None:
     """The page's forms start from the command line: opponent, seat, names, rules, seed."""
-    from hgin_ui.terminal import parse_rules
+    from hgin_env.envs.spec import parse_rules
 
     rules = parse_rules(["knock_limit=7", "big_gin_bonus=31"])
     app = create_app(Defaults("expert", 1, ("Ann", "Bob"), rules, 5))
@@ -482,9 +491,10 @@ def test_card_tokens_are_read_as_cards() -> None:
         ("You draws 7H from the stock", "You draw 7H from the stock"),
         ("You passes on the upcard 5H", "You pass on the upcard 5H"),
         ("You knocks, discarding 7H", "You knock, discarding 7H"),
-        ("You goes gin: 31 points to You.", "You go gin: 31 points to You."),
-        ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to You."),
-        ("Bob undercuts You: 12 points to Bob.", "Bob undercuts You: 12 points to Bob."),
+        ("You goes gin: 31 points to You.", "You go gin: 31 points to you."),
+        ("You undercuts Bob: 12 points to You.", "You undercut Bob: 12 points to you."),
+        ("Bob undercuts You: 12 points to Bob.", "Bob undercuts you: 12 points to Bob."),
+        ("Bob knocks; You lay off 7H", "Bob knocks; You lay off 7H"),
         ("Youssef draws from the stock", "Youssef draws from the stock"),
         ("You deals; upcard 7H", "You deal; upcard 7H"),
         ("Bob knocks: 1 points to Bob.", "Bob knocks: 1 point to Bob."),
@@ -545,6 +555,31 @@ def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) 
         if seat["layoffs"]:
             line = next(x for x in result["lines"] if x.startswith("Laid off"))
             assert line.split()[2:] == seat["layoffs"]
+
+
+def test_the_replay_title_reads_its_info_and_the_rules_are_shown(client) -> None:
+    """A record's info reads as words in the title (no Python list); each hand has its rules."""
+    text = page_transcript(client, 12)
+    record = json.loads(text)
+    record["info"] = {"series": 3, "versions": ["simple@2", "expert@1"], "x": {"a": 1}}
+    record["rules"]["gin_bonus"] = 25  # the default: the rules say so
+    (hand,) = client.post("/api/replay", json={"text": json.dumps(record)}).json()["hands"]
+    assert hand["title"] == "Hand 1 of 1 · series 3 · versions simple@2, expert@1"
+    assert hand["rules"] == ""
+    view = client.post("/api/play", json={"rules": "knock_limit=7"}).json()
+    assert view["rules"] == "knock_limit=7"
+    body = {"players": ["simple", "simple"], "rules": "gin_bonus=30"}
+    watch = client.post("/api/watch", json=body)
+    assert watch.json()["rules"] == "gin_bonus=30"
+
+
+def test_the_sheet_says_who_won_two_games_while_the_last_plays_on() -> None:
+    """After two games won the sheet names the series' winner though it is not finished."""
+    sheets = ScoreSheets(1, RulesConfig(game_target=1))
+    for _ in range(2):
+        sheets.record(np.array([0]), np.array([5]))
+    view = sheet_view(sheets, ["Ann", "Bob"], 0)
+    assert not view["finished"] and view["decided"] == "Ann"
 
 
 def test_the_searcher_is_offered_and_its_thinking_time_is_shown(client) -> None:

@@ -106,6 +106,12 @@ function bump(board, state) {
 // ------------------------------------------------------------------ cards
 const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const RANK_NAMES = { A: "A", T: "10", J: "J", Q: "Q", K: "K" };
+const RANK_WORDS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+
+// A card as a screen reader says it: "7 of hearts", "queen of spades".
+function cardName(text) {
+  return `${RANK_WORDS[text[0]] || text[0]} of ${SUIT_NAMES[text[1]]}`;
+}
 const SVG_NS = "http://www.w3.org/2000/svg";
 // suit symbols drawn in a 100 x 100 box
 const SUIT_SHAPES = {
@@ -133,7 +139,8 @@ function suitSvg(suit, cls) {
   return svg;
 }
 
-// A card face drawn from its text ("7H"): rank in the corners, the suit in SVG.
+// A card face drawn from its text ("7H"): rank in the corners, the suit in SVG. It is an
+// image named by its rank and suit ("7 of hearts"); a playable one becomes a button.
 function cardFace(text, extra = "") {
   const rank = text[0];
   const suit = text[1];
@@ -141,23 +148,26 @@ function cardFace(text, extra = "") {
   const red = suit === "H" || suit === "D";
   const face = "JQK".includes(rank);
   const centre = face
-    ? el("span", { class: "court" }, shown, suitSvg(suit, "court-pip"))
+    ? el("span", { class: "court", "aria-hidden": "true" }, shown, suitSvg(suit, "court-pip"))
     : suitSvg(suit, "pip");
   return el(
     "div",
     {
       class: `card ${red ? "red" : "black"} ${extra}`.trim(),
       "data-card": text,
-      title: `${shown} of ${SUIT_NAMES[suit]}`,
+      role: "img",
+      "aria-label": cardName(text),
+      title: cardName(text),
     },
-    el("span", { class: "corner top" }, shown, suitSvg(suit, "corner-pip")),
+    el("span", { class: "corner top", "aria-hidden": "true" }, shown, suitSvg(suit, "corner-pip")),
     centre,
-    el("span", { class: "corner bottom" }, shown, suitSvg(suit, "corner-pip")),
+    el("span", { class: "corner bottom", "aria-hidden": "true" }, shown, suitSvg(suit, "corner-pip")),
   );
 }
 
+// A card face down: an image named "hidden card" (the opponent's row names its count).
 function cardBack(extra = "") {
-  return el("div", { class: `card back ${extra}`.trim(), title: "a card face down" });
+  return el("div", { class: `card back ${extra}`.trim(), role: "img", "aria-label": "hidden card", title: "a card face down" });
 }
 
 function cardRow(cards, extra = "") {
@@ -182,8 +192,8 @@ function seatArea(table, seat, opts, isBottom) {
   const head = el(
     "div",
     { class: "seat-head" },
-    el("strong", {}, info.name),
-    opts.labels && opts.labels[seat] ? el("span", { class: "muted" }, ` (${opts.labels[seat]})`) : null,
+    el("strong", { class: "name", title: opts.full ? opts.full[seat] : info.name }, info.name),
+    opts.labels && opts.labels[seat] ? el("span", { class: "muted name" }, ` (${opts.labels[seat]})`) : null,
     ...chips,
     info.hand ? el("span", { class: "deadwood", "data-seat": seat }, `deadwood ${info.hand.deadwood}`) : null,
   );
@@ -194,10 +204,13 @@ function seatArea(table, seat, opts, isBottom) {
   } else {
     // face down: the cards known from the pile face up, the rest as backs
     const hidden = info.count - info.known.length;
+    const backs = el("div", { class: "row", role: "img", "aria-label": `${info.name}: ${hidden} hidden card${hidden === 1 ? "" : "s"}` },
+      Array.from({ length: hidden }, () => cardBack()));
+    for (const back of backs.children) back.setAttribute("aria-hidden", "true");
     hand = el(
       "div",
       { class: "hand hidden-hand", "data-seat": seat },
-      el("div", { class: "row" }, Array.from({ length: hidden }, () => cardBack())),
+      backs,
       info.known.length
         ? el("div", { class: "group known" }, el("div", { class: "group-label" }, "known"), cardRow(info.known))
         : null,
@@ -206,7 +219,7 @@ function seatArea(table, seat, opts, isBottom) {
   const discards = el(
     "div",
     { class: "discards" },
-    el("span", { class: "muted" }, "discarded: "),
+    el("span", { class: "muted" }, "discards: "),
     info.discards.length ? cardRow(info.discards, "mini") : el("span", { class: "muted" }, "none"),
   );
   const area = el("div", { class: `seat ${isBottom ? "bottom" : "top"} ${acting ? "acting" : ""}`, "data-seat": seat });
@@ -225,9 +238,10 @@ function handGroups(hand, moves, onMove) {
     if (!d) return el("div", { class: "slot" }, cardFace(card));
     const face = cardFace(card, d.discard ? "playable" : "blocked");
     if (d.discard) {
-      pressable(face, () => onMove(card), `discard ${card}: deadwood ${d.deadwood} left`);
+      pressable(face, () => onMove(card), `discard ${cardName(card)}: deadwood ${d.deadwood} left`);
       face.title = `discard ${card}: deadwood ${d.deadwood}`;
     } else {
+      face.setAttribute("aria-label", `${cardName(card)}, just taken: it cannot be discarded now`);
       face.title = `${card} was just taken from the pile: it cannot be discarded now`;
     }
     return el(
@@ -236,7 +250,7 @@ function handGroups(hand, moves, onMove) {
       face,
       el("div", { class: "dw", title: "deadwood left after discarding this card" }, d.discard ? `→ ${d.deadwood}` : "taken"),
       d.knock
-        ? el("button", { type: "button", class: "knock", "data-card": card, onclick: () => onMove(`knock ${card}`) }, "Knock")
+        ? el("button", { type: "button", class: "knock", "data-card": card, "aria-label": `knock with ${cardName(card)}`, onclick: () => onMove(`knock ${card}`) }, "Knock")
         : null,
     );
   };
@@ -264,9 +278,10 @@ function centre(table, opts) {
     table.stock > 0 ? cardBack(moves && moves.draw ? "playable" : "") : el("div", { class: "card empty" }),
     el("div", { class: "label", id: "stock-count" }, `stock: ${table.stock}`),
   );
-  if (moves && moves.draw) pressable(stock.firstChild, () => opts.onMove("draw"), "draw from the stock");
-  const topCard = table.top ? cardFace(table.top, moves && moves.take ? "playable" : "") : el("div", { class: "card empty" });
-  if (moves && moves.take) pressable(topCard, () => opts.onMove("take"), `take ${table.top}`);
+  stock.firstChild.setAttribute("aria-label", `the stock: ${table.stock} hidden cards`);
+  if (moves && moves.draw) pressable(stock.firstChild, () => opts.onMove("draw"), `draw from the stock (${table.stock} hidden cards)`);
+  const topCard = table.top ? cardFace(table.top, moves && moves.take ? "playable" : "") : el("div", { class: "card empty", role: "img", "aria-label": "no discard" });
+  if (moves && moves.take) pressable(topCard, () => opts.onMove("take"), `take ${cardName(table.top)}`);
   const older = table.pile.slice(0, -1).slice(-14);
   const pile = el(
     "div",
@@ -287,8 +302,8 @@ function centre(table, opts) {
       );
     } else {
       buttons.append(
-        el("div", { class: "muted" }, "Click a card to discard it, or Knock under it to knock with it."),
-        el("div", { class: "muted" }, "→ N under a card: the deadwood left after discarding it."),
+        el("div", { class: "muted" }, "Choose a card to discard it, or Knock under it to knock with it;"),
+        el("div", { class: "muted" }, "→ N under a card: the deadwood that discard leaves."),
       );
     }
   }
@@ -336,7 +351,7 @@ function renderSheet(box, sheet) {
     el(
       "tr",
       { "data-seat": row.seat },
-      el("th", {}, row.name),
+      el("th", { class: "name", title: row.name, scope: "row" }, row.name),
       row.scores.map((score, g) =>
         el("td", { class: row.won[g] ? "won" : "", "data-game": g + 1 }, score === null ? "–" : String(score), row.won[g] ? " ★" : ""),
       ),
@@ -345,14 +360,16 @@ function renderSheet(box, sheet) {
   const table = el("table", {}, el("thead", {}, header), el("tbody", {}, rows));
   if (sheet.bonuses) {
     table.append(
-      el("tfoot", {}, sheet.rows.map((row) => el("tr", {}, el("th", {}, `${row.name} with bonuses`), row.totals.map((t) => el("td", {}, String(t)))))),
+      el("tfoot", {}, sheet.rows.map((row) => el("tr", {}, el("th", { class: "name", title: `${row.name} with bonuses` }, `${row.name} with bonuses`), row.totals.map((t) => el("td", {}, String(t)))))),
     );
   }
   const status = sheet.finished
     ? sheet.winner
       ? `Series won by ${sheet.winner}.`
       : "Series over, no winner."
-    : `Series in progress (games won: ${sheet.rows.map((r) => `${r.name} ${r.games_won}`).join(", ")}).`;
+    : sheet.decided
+      ? `Series won by ${sheet.decided} (two games); the last game plays on.`
+      : `Series in progress (games won: ${sheet.rows.map((r) => `${r.name} ${r.games_won}`).join(", ")}).`;
   box.append(table, el("div", { class: `series ${sheet.finished ? "over" : ""}`, id: box.id + "-status" }, status));
 }
 
@@ -373,7 +390,7 @@ function setSave(link, gameId, count) {
 }
 
 // ------------------------------------------------------------------ play
-const play = { view: null, lastHand: 0, lastLog: 0 };
+const play = { view: null, lastHand: 0, lastLog: 0, focusBoard: false, scroll: false };
 
 async function playRequest(method, url, body) {
   if (document.body.dataset.busy === "1") return; // one request at a time (a double click)
@@ -392,8 +409,52 @@ function playMove(text) {
   playRequest("POST", `/api/play/${play.view.game}/move`, { move: text });
 }
 
+// The control the player most likely wants next: a playable card, the first move button,
+// Next hand or New series.
+function nextControl() {
+  const box = $("play-board");
+  return (
+    box.querySelector("#play-table .hand .card[tabindex='0']") ||
+    box.querySelector("#play-table .actions button:not([disabled])") ||
+    box.querySelector("#play-table .card[tabindex='0']") ||
+    box.querySelector("#play-next, #play-again") ||
+    (play.view && play.view.ended ? $("play-new") : null)
+  );
+}
+
+// Show the opponent, the table and the player's hand: the felt's top at the window's top
+// when any of it is out of view.
+function keepInView(felt) {
+  const box = felt.getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) felt.scrollIntoView({ block: "start" });
+}
+
+// A full spec one click away: the name becomes a button that shows it under the title.
+function whoButton(shortName, full, specBox) {
+  if (!full || full === shortName) return document.createTextNode(shortName);
+  return el(
+    "button",
+    {
+      type: "button", class: "who", title: full, "aria-expanded": String(!specBox.hidden),
+      "aria-controls": specBox.id,
+      onclick: (event) => {
+        specBox.hidden = !specBox.hidden;
+        event.currentTarget.setAttribute("aria-expanded", String(!specBox.hidden));
+      },
+    },
+    shortName,
+  );
+}
+
+function rulesLine(rules) {
+  return `Rules: ${rules || "the defaults"}`;
+}
+
 function renderPlay(view) {
   const board = $("play-board");
+  const active = document.activeElement;
+  // the focus was on the board (a move, now redrawn) or nowhere: it goes to the next move
+  const refocus = play.focusBoard || !active || active === document.body || (board.contains(active) && !$("play-type").contains(active));
   board.hidden = false;
   const me = view.you;
   const myName = view.names[me];
@@ -412,23 +473,24 @@ function renderPlay(view) {
   play.view = view;
   play.lastHand = view.hand_no;
   play.lastLog = view.log.length;
-  $("play-title").textContent = `Hand ${view.hand_no}: ${myName} against ${view.names[1 - me]}`;
+  const spec = $("play-spec");
+  spec.textContent = `${view.names[1 - me]} is ${view.opponent}`;
+  $("play-title").replaceChildren(`Hand ${view.hand_no}: ${myName} against `, whoButton(view.names[1 - me], view.opponent, spec));
   $("play-status").textContent = view.status;
+  $("play-rules").textContent = rulesLine(view.rules);
   const lat = view.latency;
   $("play-latency").textContent = lat
-    ? `${view.opponent} thinks ${lat.mean_ms} ms a move on average (last ${lat.last_ms} ms, longest ${lat.max_ms} ms, ${lat.decisions} moves)`
+    ? `${view.opponent_short || view.opponent} thinks ${lat.mean_ms} ms a move on average (last ${lat.last_ms} ms, longest ${lat.max_ms} ms, ${lat.decisions} moves)`
     : "";
   // the opponent's latest moves stay announced until it moves again or the hand ends
-  if (theirs.length || !sameHand || view.result) {
-    $("play-announce").textContent = theirs.join(" · ");
-    $("play-announce").hidden = theirs.length === 0;
-  }
+  if (theirs.length || !sameHand || view.result) $("play-announce").textContent = theirs.join(" · ");
   const tableBox = $("play-table");
   if (view.table) {
     tableBox.hidden = false;
     const labels = myName.toLowerCase() === "you" ? {} : { [me]: "you" };
-    if (view.opponent !== view.names[1 - me]) labels[1 - me] = view.opponent;
-    renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels });
+    if (view.opponent_short !== view.names[1 - me]) labels[1 - me] = view.opponent_short;
+    const full = { [me]: myName, [1 - me]: view.opponent };
+    renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels, full });
   } else {
     tableBox.hidden = true;
     tableBox.replaceChildren();
@@ -446,8 +508,36 @@ function renderPlay(view) {
   renderLog($("play-log"), view.log, fresh);
   setSave($("play-save"), view.game, view.saved_hands);
   $("play-to-replay").disabled = view.saved_hands === 0;
-  bump(board, view.result ? (view.finished ? "series-over" : "hand-over") : view.moves ? view.table.phase : "wait");
+  $("play-end").disabled = view.ended || view.finished;
+  if (play.scroll) board.scrollIntoView({ block: "start" });
+  else if (view.table && refocus) keepInView(board.querySelector(".felt"));
+  if (refocus) {
+    const next = nextControl();
+    if (next) next.focus({ preventScroll: true });
+  }
+  play.focusBoard = play.scroll = false;
+  bump(board, view.ended ? "ended" : view.result ? (view.finished ? "series-over" : "hand-over") : view.moves ? view.table.phase : "wait");
 }
+
+// "How to play" opens on a first visit; once a series has started it stays closed
+// (remembered in the browser) unless the player opens it again.
+const HELP_KEY = "hgin.help";
+function remembered(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch (err) {
+    return null; // storage refused (a private window): the help just opens each visit
+  }
+}
+function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch (err) {
+    // nothing to do: the choice lasts this visit only
+  }
+}
+$("help").open = remembered(HELP_KEY) !== "closed";
+$("help").addEventListener("toggle", () => remember(HELP_KEY, $("help").open ? "open" : "closed"));
 
 $("play-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -459,7 +549,10 @@ $("play-form").addEventListener("submit", (event) => {
     seed: form.get("seed").trim() === "" ? null : form.get("seed").trim(),
     rules: form.get("rules"),
   };
+  $("help").open = false;
+  remember(HELP_KEY, "closed");
   play.view = null;
+  play.focusBoard = play.scroll = true;
   playRequest("POST", "/api/play", body);
 });
 
@@ -469,6 +562,12 @@ $("play-type").addEventListener("submit", (event) => {
   const text = input.value.trim();
   if (text) playMove(text);
   input.value = "";
+});
+
+$("play-end").addEventListener("click", () => {
+  if (!play.view) return;
+  play.focusBoard = true;
+  playRequest("POST", `/api/games/${play.view.game}/end`);
 });
 
 $("play-to-replay").addEventListener("click", async () => {
@@ -508,22 +607,33 @@ function renderWatch(view) {
   const board = $("watch-board");
   board.hidden = false;
   $("watch-title").textContent = `Hand ${view.hand_no}: ${view.names[0]} against ${view.names[1]}`;
-  $("watch-status").textContent = view.finished ? "The series is over." : watch.running ? "playing" : "paused";
+  $("watch-status").textContent = view.ended ? "This game was ended." : view.finished ? "The series is over." : watch.running ? "playing" : "paused";
+  $("watch-rules").textContent = rulesLine(view.rules);
+  $("watch-spec").textContent = specsLine(view.names, view.players);
   const tableBox = $("watch-table");
   tableBox.hidden = !view.table;
-  if (view.table) renderTable(tableBox, view.table, { bottom: 0, moves: null, labels: null });
+  if (view.table) renderTable(tableBox, view.table, { bottom: 0, moves: null, labels: null, full: view.players });
   renderResult($("watch-result"), view.result, null);
   renderSheet($("watch-sheet"), view.sheet);
   renderLog($("watch-log"), view.log, new Set([view.log.length - 1]));
   setSave($("watch-save"), view.game, view.saved_hands);
   $("watch-toggle").textContent = watch.running ? "Pause" : "Play";
-  $("watch-toggle").disabled = view.finished;
-  $("watch-step").disabled = view.finished || watch.running;
+  $("watch-toggle").disabled = view.finished || view.ended;
+  $("watch-step").disabled = view.finished || view.ended || watch.running;
+  $("watch-end").disabled = view.finished || view.ended;
   bump(board, view.finished ? "series-over" : view.result ? "hand-over" : "live");
 }
 
+// Each seat's full spec where its short name leaves some out: "pimc (64 worlds) is pimc:...".
+function specsLine(names, full) {
+  return names
+    .map((name, seat) => (full[seat] && full[seat] !== name.replace(/ \([12]\)$/, "") ? `${name} is ${full[seat]}` : ""))
+    .filter(Boolean)
+    .join("; ");
+}
+
 async function watchStep() {
-  if (!watch.view || watch.view.finished) return false;
+  if (!watch.view || watch.view.finished || watch.view.ended) return false;
   try {
     renderWatch(await api("POST", `/api/watch/${watch.view.game}/step`));
     showError("watch-error", "");
@@ -586,6 +696,16 @@ $("watch-step").addEventListener("click", () => {
   if (!watch.running && document.body.dataset.busy !== "1") watchStep();
 });
 $("watch-speed").addEventListener("input", showSpeed);
+$("watch-end").addEventListener("click", async () => {
+  if (!watch.view) return;
+  stopWatch();
+  try {
+    renderWatch(await api("POST", `/api/games/${watch.view.game}/end`));
+    showError("watch-error", "");
+  } catch (err) {
+    showError("watch-error", err.message);
+  }
+});
 
 // ------------------------------------------------------------------ replay
 const replay = { data: null, hand: 0, step: 0 };
@@ -613,9 +733,11 @@ function renderReplay() {
   const frame = hand.frames[replay.step];
   board.hidden = false;
   $("replay-title").textContent = `${hand.title}: ${hand.names[0]} (seat 0) against ${hand.names[1]} (seat 1)`;
+  $("replay-rules").textContent = rulesLine(hand.rules);
+  $("replay-spec").textContent = specsLine(hand.names, hand.full_names);
   $("replay-status").textContent = `step ${replay.step} of ${last}`;
   $("replay-line").textContent = frame.line;
-  renderTable($("replay-table"), frame.table, { bottom: 0, moves: null, labels: null });
+  renderTable($("replay-table"), frame.table, { bottom: 0, moves: null, labels: null, full: hand.full_names });
   renderResult($("replay-result"), replay.step === last ? hand.result : null, null);
   renderSheet($("replay-sheet"), replay.step === last ? hand.sheet : hand.sheet_before);
   const slider = $("replay-slider");
@@ -672,9 +794,13 @@ async function start() {
   }
   try {
     const options = await api("GET", "/api/options");
-    const list = $("policies");
-    for (const name of [...options.models, ...options.bots]) list.append(el("option", { value: name }));
     const d = options.defaults;
+    const names = [...options.models, ...options.bots];
+    if (!names.includes(d.opponent)) names.unshift(d.opponent);
+    // the lists show each policy's short name, the full one on hover
+    for (const select of document.querySelectorAll("select.policy")) {
+      select.replaceChildren(...names.map((name) => el("option", { value: name, title: name }, options.short[name] || name)));
+    }
     const form = $("play-form").elements;
     form.opponent.value = d.opponent;
     form.seat.value = String(d.seat);

@@ -1,0 +1,1 @@
+"""Speed measurements, run as modules: ``python -m benchmarks.NAME`` (docs/benchmarks.md)."""
