@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 #: the checkout's root: what the runtime environment ships to the workers
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 #: shipped to the workers: the importable code, the shipped models and the configs
 SHIPPED = ("agents", "hgin_env", "models", "configs")
 #: one thread per worker process for torch and numpy (as the CLIs do)
