@@ -38,6 +38,7 @@ from agents.evaluation.stats import clustered_rate_interval, mean_interval
 from agents.evaluation.tally import MatchTally
 from agents.evaluation.transcript import TranscriptRecorder
 from agents.policies.model import load_policy
+from agents.search.pimc import exact_searcher_name
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import SeedStream, series_seeds, sub_seed
 from hgin_env.engine.series import SeriesEngine, SeriesStep
@@ -111,12 +112,13 @@ def policy_version(spec: PolicyLike) -> str | None:
 
     A bot's versioned name with its options (``simple@2``, ``patient@1:knock_turns=4``;
     ``Bot.spec``), from a policy object or from a bot name, which is not loaded for it;
-    ``name@version`` for another policy that has both attributes (``random@1``).
+    the named search's (``searcher`` gives ``searcher@1``); ``name@version`` for another
+    policy that has both attributes (``random@1``).
     """
     if isinstance(spec, str):
         if spec == RandomPolicy.name:
             return policy_version(RandomPolicy())
-        return exact_bot_name(spec)
+        return exact_bot_name(spec) or exact_searcher_name(spec)
     exact = getattr(spec, "spec", None)
     if isinstance(exact, str):
         return exact

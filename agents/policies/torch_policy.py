@@ -60,7 +60,8 @@ class TorchPolicy:
         block (``env.privileged``) is for the critic, never for choosing actions.
         """
         net = self.network
-        obs = torch.as_tensor(plain_observations(observations, self.obs_dim))
+        # contiguous: a reversed or strided view (``obs[::-1]``) is no tensor
+        obs = torch.as_tensor(np.ascontiguousarray(plain_observations(observations, self.obs_dim)))
         with torch.inference_mode():
             features = net.pi_features_extractor(obs)
             latent = net.mlp_extractor.forward_actor(features)

@@ -60,6 +60,10 @@ from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 NAME = "pimc"
 OBJECTIVES = ("series", "points")
 BELIEFS = ("uniform", "deadwood")
+#: which decisions are searched: every one with a choice, or only those where a knock is legal
+DECISIONS = ("all", "knock")
+#: most rounds of successive halving
+MAX_ROUNDS = 8
 #: most worlds per decision
 MAX_WORLDS = 4096
 #: the rollout engine drops its finished rows when fewer than this share is live
@@ -104,6 +108,14 @@ class PimcParams:
         rollout: the policy playing both seats in the rollouts (a registered name or a
             model path; not a ``pimc`` spec).
         objective: ``series`` (chance of winning the series) or ``points``.
+        decisions: ``all`` (every decision with a choice is searched) or ``knock`` (only
+            the discards where a knock is legal, between the least-deadwood knock, the
+            prior's choice and the prior's best non-knock discard, "go on"; the prior
+            plays every other decision unsearched).
+        rounds: successive halving: the worlds are played in ``rounds`` equal batches,
+            and after each batch but the last every game keeps the better half of its
+            candidates by mean value so far (the prior's choice always stays); 1: every
+            candidate plays every world.
         rules: the rules the rollouts play under.
     """
 
@@ -116,6 +128,8 @@ class PimcParams:
     prior: str = ""
     rollout: str = "simple"
     objective: str = "series"
+    decisions: str = "all"
+    rounds: int = 1
     rules: RulesConfig = field(default_factory=RulesConfig)
 
     def spec(self) -> str:
@@ -131,6 +145,10 @@ class PimcParams:
             parts.append(f"prior={self.prior}")
         parts.append(f"rollout={self.rollout}")
         parts.append(f"objective={self.objective}")
+        if self.decisions != "all":
+            parts.append(f"decisions={self.decisions}")
+        if self.rounds != 1:
+            parts.append(f"rounds={self.rounds}")
         default = RulesConfig()
         for name in RULES_PARAMS:
             value = getattr(self.rules, name)
@@ -149,6 +167,7 @@ def parse_params(text: str) -> PimcParams:
     values = split_items(text, NAME)
     known = (
         "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "objective",
+        "decisions", "rounds",
         *RULES_PARAMS,
     )  # fmt: skip
     for key in values:
@@ -177,19 +196,13 @@ def parse_params(text: str) -> PimcParams:
             raise ValueError(f"pimc parameter evidence must be in (0, 1], got {kwargs['evidence']}")
     if "top" in values:
         kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
-    if "objective" in values:
-        if values["objective"] not in OBJECTIVES:
-            raise ValueError(
-                f"pimc parameter objective must be one of {list(OBJECTIVES)}, "
-                f"got {values['objective']!r}"
-            )
-        kwargs["objective"] = values["objective"]
-    if "belief" in values:
-        if values["belief"] not in BELIEFS:
-            raise ValueError(
-                f"pimc parameter belief must be one of {list(BELIEFS)}, got {values['belief']!r}"
-            )
-        kwargs["belief"] = values["belief"]
+    for name, choices in (
+        ("objective", OBJECTIVES), ("belief", BELIEFS), ("decisions", DECISIONS)
+    ):  # fmt: skip
+        if name in values:
+            kwargs[name] = _choice(name, values[name], choices)
+    if "rounds" in values:
+        kwargs["rounds"] = _integer("rounds", values["rounds"], 1, MAX_ROUNDS)
     if "rollout" in values:
         kwargs["rollout"] = values["rollout"]
     if "prior" in values:
@@ -207,6 +220,12 @@ def parse_params(text: str) -> PimcParams:
     if params.prior:
         check_rollout(params.prior, "prior")
     return params
+
+
+def _choice(name: str, text: str, choices: tuple[str, ...]) -> str:
+    if text not in choices:
+        raise ValueError(f"pimc parameter {name} must be one of {list(choices)}, got {text!r}")
+    return text
 
 
 def _integer(name: str, text: str, lo: int, hi: int) -> int:
@@ -259,6 +278,9 @@ class PimcPolicy:
     def __init__(self, params: PimcParams | None = None, seed: int | None = None) -> None:
         self.params = params or PimcParams()
         self.name = self.params.spec()
+        #: the exact versioned name of a named search (``searcher@1``; the evaluator
+        #: records it), None for a plain ``pimc`` spec
+        self.spec: str | None = None
         self.rng = np.random.default_rng(seed)
         self.rollout = make_rollout(self.params, seed)
         self._rollout_call = PolicyCall.of(self.rollout)
@@ -296,14 +318,43 @@ class PimcPolicy:
         keys = decision_keys(keys, self.rng, n)
         prior = np.asarray(self._prior_call(observations, masks, keys=keys)).astype(np.int64)
         actions = prior.copy()
-        cands = candidates(observations, masks, prior, self.params.top)
-        todo = np.flatnonzero(cands.sum(axis=1) > 1)
         obs = np.asarray(observations)
+        if self.params.decisions == "knock":
+            cands = self._knock_candidates(obs, masks, keys, prior)
+        else:
+            cands = candidates(observations, masks, prior, self.params.top)
+        todo = np.flatnonzero(cands.sum(axis=1) > 1)
         for rows, rules in rule_groups(obs, todo, self.params.rules):
             actions[rows] = self._choose(
                 obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules
             )
         return actions
+
+    def _knock_candidates(
+        self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
+    ) -> np.ndarray:
+        """bool[N, 107]: knock now against go on, in the rows where a knock is legal.
+
+        The candidates of such a row are the least-deadwood knock, the prior's choice, the
+        prior's best non-knock discard (its own choice had it not been let knock) and, with
+        ``top=K > 0``, the ``K`` least-deadwood discards (``candidates``); every other row
+        has the prior's choice alone, so it is not searched.
+        """
+        out = np.zeros_like(masks)
+        out[np.arange(masks.shape[0]), prior] = True
+        rows = np.flatnonzero(masks[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
+        if rows.size == 0:
+            return out
+        go_on = masks[rows].copy()
+        go_on[:, KNOCK : KNOCK + N_CARDS] = False
+        on = np.asarray(self._prior_call(obs[rows], go_on, keys=keys[rows])).astype(np.int64)
+        cands = candidates(obs[rows], masks[rows], prior[rows], self.params.top)
+        if self.params.top == 0:
+            cands[:, :N_CARDS] = False
+        cands[np.arange(rows.size), on] = True
+        cands[np.arange(rows.size), prior[rows]] = True
+        out[rows] = cands & masks[rows]
+        return out
 
     def _choose(
         self,
@@ -362,28 +413,38 @@ class PimcPolicy:
             wkeys = world_keys(keys, w)  # [G, W]
             worlds = sample_worlds(seen, wkeys)
         game, cand = np.nonzero(masks)  # one entry per (game, candidate)
-        # rows: (game, candidate, world); the world's row in ``worlds`` is game * W + world
-        world_row = (game[:, None] * w + np.arange(w)[None, :]).reshape(-1)
-        state = worlds.rows(world_row)
-        first = np.repeat(cand, w)
-        rollout_keys = wkeys.reshape(-1)[world_row]
-        sheets = self._sheets(seen.sheets, np.repeat(game, w))
-        winner, points = self._play_out(state, first, rollout_keys, sheets, rules)
-        value = self._values(seen.sheets, np.repeat(game, w), winner, points)
-        per_world = value.reshape(-1, w)  # [E, W]
         weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
         entry_of = np.full((g, N_ACTIONS), -1)
         entry_of[game, cand] = np.arange(game.size)
-        diff = per_world - per_world[entry_of[game, prior[game]]]
+        is_prior = cand == prior[game]
+        per_world = np.zeros((game.size, w))  # [E, W]
+        alive = np.ones(game.size, dtype=bool)
+        bounds = np.linspace(0, w, min(self.params.rounds, w) + 1).astype(np.int64)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            e = np.flatnonzero(alive)
+            span = np.arange(lo, hi)
+            # rows: (entry, world); the world's row in ``worlds`` is game * W + world
+            world_row = (game[e][:, None] * w + span[None, :]).reshape(-1)
+            state = worlds.rows(world_row)
+            first = np.repeat(cand[e], span.size)
+            rollout_keys = wkeys.reshape(-1)[world_row]
+            sheets = self._sheets(seen.sheets, np.repeat(game[e], span.size))
+            winner, points = self._play_out(state, first, rollout_keys, sheets, rules)
+            value = self._values(seen.sheets, np.repeat(game[e], span.size), winner, points)
+            per_world[e[:, None], span[None, :]] = value.reshape(e.size, span.size)
+            if hi < w:
+                alive &= _better_half(per_world[:, :hi], weight[:, :hi], game, alive) | is_prior
+        e = np.flatnonzero(alive)
+        diff = per_world[e] - per_world[entry_of[game[e], prior[game[e]]]]
         half = w // 2 if self.params.split and w >= 2 else 0
-        chosen, _, _ = _weighted_stats(per_world, diff, weight, slice(0, half or w))
-        _, mean_diff, error_of = _weighted_stats(per_world, diff, weight, slice(half, w))
+        chosen, _, _ = _weighted_stats(per_world[e], diff, weight[e], slice(0, half or w))
+        _, mean_diff, error_of = _weighted_stats(per_world[e], diff, weight[e], slice(half, w))
         values = np.full((g, N_ACTIONS), -np.inf)
         gain = np.zeros((g, N_ACTIONS))
         error = np.full((g, N_ACTIONS), np.inf)
-        values[game, cand] = chosen
-        gain[game, cand] = mean_diff
-        error[game, cand] = error_of
+        values[game[e], cand[e]] = chosen
+        gain[game[e], cand[e]] = mean_diff
+        error[game[e], cand[e]] = error_of
         return values, gain, error
 
     # ------------------------------------------------------------------ rollouts
@@ -455,6 +516,27 @@ class PimcPolicy:
         after = sheet_rows(sheets, game)
         after.record(winner, points)
         return series_values(after, 0)
+
+
+def _better_half(
+    per_world: np.ndarray, weight: np.ndarray, game: np.ndarray, alive: np.ndarray
+) -> np.ndarray:
+    """bool[E]: the entries among ``alive`` in the better half of their game's (rounded up).
+
+    Args:
+        per_world: float64[E, W'] the values over the worlds played so far.
+        weight: float64[E, W'] the worlds' weights.
+        game: int[E] each entry's game (entries of a game are contiguous).
+        alive: bool[E] the entries still searched.
+    """
+    mean = (per_world * weight).sum(axis=1) / weight.sum(axis=1)
+    # within each game, best first: sort by game, then by mean descending (ties: entry order)
+    order = np.lexsort((np.arange(game.size), -np.where(alive, mean, -np.inf), game))
+    first_of_game = np.searchsorted(game[order], game[order], side="left")
+    rank = np.empty(game.size, dtype=np.int64)
+    rank[order] = np.arange(game.size) - first_of_game
+    count = np.bincount(game[alive], minlength=int(game.max()) + 1)[game]
+    return alive & (rank < (count + 1) // 2)
 
 
 def _weighted_stats(
@@ -532,25 +614,90 @@ def make_pimc(params: str, seed: int | None) -> PimcPolicy:
     return PimcPolicy(parse_params(params), seed)
 
 
+#: the named search agent: ``searcher`` is its newest version, ``searcher@N`` version N
+SEARCHER = "searcher"
+#: every version of ``searcher``: its full ``pimc`` parameters (a version never changes)
+SEARCHERS: dict[int, str] = {
+    1: "worlds=128,top=0,z=1,belief=deadwood,rollout=ppo-league2,objective=points,"
+    "decisions=knock,rounds=2",
+}
+
+
+def _searcher_version(version: str | None) -> int:
+    """The version a ``searcher`` spec names (None: the newest).
+
+    Raises:
+        ValueError: an unknown version, listing the known ones.
+    """
+    if version is None:
+        return max(SEARCHERS)
+    if not version.isdigit() or int(version) not in SEARCHERS:
+        known = ", ".join(f"{SEARCHER}@{v}" for v in sorted(SEARCHERS))
+        raise ValueError(
+            f"unknown version '{SEARCHER}@{version}' of {SEARCHER!r}; known versions: {known}"
+        )
+    return int(version)
+
+
+def searcher_params(spec: str) -> PimcParams:
+    """The parameters of ``searcher[@VERSION][:NAME=VALUE,...]`` (options override the version's).
+
+    Raises:
+        ValueError: an unknown version, or a bad option (named in the message).
+    """
+    _, version, options = split_spec(spec)
+    items = split_items(SEARCHERS[_searcher_version(version)], SEARCHER)
+    if options is not None:
+        given = split_items(options, f"{SEARCHER} {spec!r}")
+        if not given:
+            raise ValueError(f"search name {spec!r} ends with ':' but sets no option")
+        items.update(given)
+    return parse_params(",".join(f"{k}={v}" for k, v in items.items()))
+
+
+def exact_searcher_name(spec: str) -> str | None:
+    """``searcher@N[:OPTIONS]`` for a ``searcher`` spec (its version made explicit), else None.
+
+    Raises:
+        ValueError: an unknown version (``_searcher_version``).
+    """
+    name, version, options = split_spec(spec)
+    if name != SEARCHER:
+        return None
+    exact = f"{SEARCHER}@{_searcher_version(version)}"
+    return exact if options is None else f"{exact}:{options}"
+
+
+def make_searcher(spec: str, seed: int | None) -> PimcPolicy:
+    """``searcher[@VERSION][:OPTIONS]`` -> its ``PimcPolicy``, named by its exact spec.
+
+    The name is ``searcher@N`` (with the options given, if any), so results say which
+    version played; ``params.spec()`` still gives the full ``pimc:...`` spec.
+    """
+    policy = PimcPolicy(searcher_params(spec), seed)
+    policy.name = policy.spec = exact_searcher_name(spec) or spec
+    return policy
+
+
 class SearchSource:
     """``pimc`` and ``pimc:PARAMS`` as a ``PolicySource`` of the environments' registry."""
 
     def names(self) -> list[str]:
-        """The plain name (each also takes ``:PARAMS``)."""
-        return ["pimc"]
+        """The plain names (each also takes ``:PARAMS``; ``searcher`` also ``@VERSION``)."""
+        return [NAME, SEARCHER]
 
     def load(self, spec: str, seed: int | None) -> PimcPolicy | None:
-        """The search ``spec`` names; None for a version (``pimc@1``: the search has none).
-
-        The resolver passes the specs named ``pimc`` (``pimc``, ``pimc:PARAMS``).
+        """The search ``spec`` names; None when ``spec`` is not ``pimc[:PARAMS]`` or a searcher.
 
         Raises:
-            PolicyLoadError: a bad parameter (named in the message).
+            PolicyLoadError: a bad parameter or version (named in the message).
         """
-        _, version, params = split_spec(spec)
-        if version is not None:
+        name, version, params = split_spec(spec)
+        if name not in (NAME, SEARCHER) or (name == NAME and version is not None):
             return None
         try:
+            if name == SEARCHER:
+                return make_searcher(spec, seed)
             return make_pimc(params or "", seed)
         except PolicyLoadError:
             raise

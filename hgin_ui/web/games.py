@@ -155,12 +155,17 @@ class PlayGame(Table):
         by_seat = (names[0], names[1]) if seat == 0 else (names[1], names[0])
         super().__init__(game_id, session, by_seat, transcript)
         self.opponent_spec = opponent_spec
+        #: seconds the opponent took for each of its decisions so far (its latency)
+        self.think_seconds: list[float] = []
         self._opponent_moves()
 
     def _opponent_moves(self) -> None:
         session = self.session
         while self.pending is None and not session.finished and not session.human_to_act:
-            self._apply(session.opponent_action(), hidden_draw=True)
+            start = time.perf_counter()
+            action = session.opponent_action()
+            self.think_seconds.append(time.perf_counter() - start)
+            self._apply(action, hidden_draw=True)
 
     def move(self, text: str) -> None:
         """Play the person's move, typed as at ``play.py``'s prompt, then the opponent's.

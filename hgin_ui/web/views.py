@@ -240,6 +240,7 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "you": me,
         "names": list(game.names),
         "opponent": game.opponent_spec,
+        "latency": latency_view(game.think_seconds),
         "opponent_short": short_name(game.opponent_spec),
         "rules": rules_text(session.engine.rules),
         "hand_no": game.hand_no,
@@ -267,6 +268,22 @@ def play_view(game: PlayGame) -> dict[str, Any]:
     else:
         view["status"] = f"{game.names[1 - me]} to act."
     return view
+
+
+def latency_view(seconds: Sequence[float]) -> dict[str, Any] | None:
+    """The opponent's thinking time: its last decision's and its mean, in milliseconds.
+
+    None before its first decision. A search takes longer where it searches (a knock-legal
+    discard, for ``searcher``), as any opponent across a real table would.
+    """
+    if not seconds:
+        return None
+    return {
+        "last_ms": round(1000 * seconds[-1], 1),
+        "mean_ms": round(1000 * sum(seconds) / len(seconds), 1),
+        "max_ms": round(1000 * max(seconds), 1),
+        "decisions": len(seconds),
+    }
 
 
 def _todo(table: dict[str, Any]) -> str:

@@ -580,3 +580,15 @@ def test_the_sheet_says_who_won_two_games_while_the_last_plays_on() -> None:
         sheets.record(np.array([0]), np.array([5]))
     view = sheet_view(sheets, ["Ann", "Bob"], 0)
     assert not view["finished"] and view["decided"] == "Ann"
+
+
+def test_the_searcher_is_offered_and_its_thinking_time_is_shown(client) -> None:
+    """``searcher`` is listed and playable; each view gives its latency, nothing hidden."""
+    assert "searcher" in client.get("/api/options").json()["bots"]
+    view = client.post("/api/play", json={"opponent": "searcher", "seat": 1, "seed": 4}).json()
+    game = game_of(client, view)
+    assert view["latency"] is not None and view["latency"]["decisions"] >= 1
+    view = play_hand(client, view, np.random.default_rng(4), check_message)
+    latency = view["latency"]
+    assert latency["decisions"] == len(game.think_seconds) >= 2
+    assert 0 < latency["last_ms"] <= latency["max_ms"] and latency["mean_ms"] <= latency["max_ms"]

@@ -478,6 +478,10 @@ function renderPlay(view) {
   $("play-title").replaceChildren(`Hand ${view.hand_no}: ${myName} against `, whoButton(view.names[1 - me], view.opponent, spec));
   $("play-status").textContent = view.status;
   $("play-rules").textContent = rulesLine(view.rules);
+  const lat = view.latency;
+  $("play-latency").textContent = lat
+    ? `${view.opponent_short || view.opponent} thinks ${lat.mean_ms} ms a move on average (last ${lat.last_ms} ms, longest ${lat.max_ms} ms, ${lat.decisions} moves)`
+    : "";
   // the opponent's latest moves stay announced until it moves again or the hand ends
   if (theirs.length || !sameHand || view.result) $("play-announce").textContent = theirs.join(" · ");
   const tableBox = $("play-table");

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
@@ -21,7 +22,6 @@ from agents.search.worlds import (
 )
 from hgin_env.engine.cards import N_CARDS, parse_cards
 from hgin_env.engine.game import GinEngine
-from hgin_env.engine.keys import hash_stream
 from hgin_env.engine.melds import min_deadwood
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
@@ -40,13 +40,6 @@ def _positions(n: int, plies: int, seed: int) -> SeriesEngine:
         obs = encode_observations(eng, eng.current_player, series.sheets)
         series.step(bot.act(obs, eng.legal_action_mask()))
     return series
-
-
-def _decision(series: SeriesEngine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    eng = series.engine
-    obs = encode_observations(eng, eng.current_player, series.sheets)
-    keys = hash_stream(eng.seeds, np.zeros(eng.n, np.int64), 5)
-    return obs, eng.legal_action_mask(), keys
 
 
 def test_pimc_is_registered_with_its_parameters_in_the_name():
@@ -113,7 +106,7 @@ def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
 def test_worlds_keep_what_the_seat_sees_and_deal_the_rest(belief):
     """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
     series = _positions(16, 7, seed=3)
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params("worlds=8"))
     seen = seen_position(obs, masks, policy.params.rules)
     if belief == "uniform":
@@ -156,7 +149,7 @@ def test_search_plays_legal_moves_through_whole_hands():
 def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
     """With per-game keys, each row's decision does not depend on the other rows of the call."""
     series = _positions(12, 9, seed=5)
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params(f"worlds=6,belief={belief}"))
     together = policy.act(obs, masks, keys=keys)
     alone = [
@@ -170,26 +163,13 @@ def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
 def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
     """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
     series = _positions(10, 11, seed=8)
-    eng = series.engine
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params(f"worlds=8,objective=points,belief={belief}"))
     before = policy.act(obs, masks, keys=keys)
-    rng = np.random.default_rng(0)
-    s = eng.state
-    changed = 0
-    for g in np.flatnonzero(~eng.over):
-        opp = 1 - int(s.current[g])
-        hidden = np.flatnonzero(s.hands[g, opp] & ~s.known[g, opp])
-        stock = s.deck[g, s.stock_pos[g] :].astype(np.int64)
-        pool = rng.permutation(np.concatenate([hidden, stock]))
-        s.hands[g, opp, hidden] = False
-        s.hands[g, opp, pool[: hidden.size]] = True
-        s.deck[g, s.stock_pos[g] :] = pool[hidden.size :]
-        changed += int(not np.array_equal(np.sort(pool[: hidden.size]), hidden))
-    eng.invalidate()
-    eng.check_invariants()
-    assert changed > 5
-    obs2, masks2, _ = _decision(series)
+    from helpers import redeal_hidden
+
+    assert redeal_hidden(series, np.random.default_rng(0)) > 5
+    obs2, masks2, _ = search_decision(series)
     assert np.array_equal(obs, obs2) and np.array_equal(masks, masks2)
     assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
 
@@ -254,7 +234,7 @@ def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
     from agents.search.worlds import world_weights
 
     series = _positions(16, 15, seed=2)
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     seen = seen_position(obs, masks, parse_params("").rules)
     worlds = sample_worlds(seen, world_keys(keys, 32))
     assert (world_weights(seen, worlds, 1.0) == 1.0).all()
@@ -323,7 +303,7 @@ def test_drop_loose_drops_the_highest_loose_cards_and_keeps_the_fixed_ones():
 def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
     """Late in a hand a uniform deal gives the opponent a poor hand; the belief does not."""
     series = _positions(24, 24, seed=4)
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     eng = series.engine
     live = np.flatnonzero(~eng.over & (masks.sum(axis=1) > 1))
     seen = seen_position(obs[live], masks[live], PimcPolicy().params.rules)
@@ -343,7 +323,7 @@ def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
 def test_the_prior_decides_unless_a_candidate_beats_it_clearly():
     """With ``prior=expert`` and a test no candidate passes, the search plays expert's moves."""
     series = _positions(12, 9, seed=6)
-    obs, masks, keys = _decision(series)
+    obs, masks, keys = search_decision(series)
     search = load_policy("pimc:worlds=4,z=10,prior=expert,belief=deadwood")
     expert = load_policy("expert")
     assert np.array_equal(search.act(obs, masks, keys=keys), expert.act(obs, masks, keys=keys))

@@ -1,0 +1,171 @@
+"""The named search ``searcher`` and what it adds to ``pimc``: knock-only search, halving."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import search_decision
+
+from agents.bots import SimpleBot
+from agents.evaluation.match import policy_version
+from agents.policies.model import PolicyLoadError, load_policy, policy_problem
+from agents.search.pimc import (
+    SEARCHERS,
+    PimcPolicy,
+    _better_half,
+    parse_params,
+    searcher_params,
+)
+from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import encode_observations
+from hgin_env.envs.policy import registered_policies
+
+#: a small searcher for the tests (the shipped one plays 128 worlds)
+SMALL = "searcher:worlds=8"
+
+
+def _knock_positions(n: int, plies: int, seed: int) -> SeriesEngine:
+    """Series after ``plies`` decisions of ``simple`` told never to knock (many knock-legal)."""
+    series = SeriesEngine(n, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    for _ in range(plies):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        legal = eng.legal_action_mask()
+        masks = legal.copy()
+        masks[:, KNOCK : KNOCK + N_CARDS] = False
+        stuck = ~masks.any(axis=1)
+        masks[stuck] = legal[stuck]
+        series.step(bot.act(obs, masks))
+    return series
+
+
+@pytest.fixture(scope="module")
+def small() -> PimcPolicy:
+    """``searcher:worlds=8`` (loads ppo-league2 once for the module)."""
+    policy = load_policy(SMALL, seed=0)
+    assert isinstance(policy, PimcPolicy)
+    return policy
+
+
+def test_the_searcher_name_resolves_to_its_versioned_spec(small):
+    """``searcher`` is ``searcher@1``: its fixed pimc spec, listed, recorded with its version."""
+    assert "searcher" in registered_policies()
+    assert policy_problem("searcher") is None and policy_problem("searcher@1:worlds=8") is None
+    assert (
+        searcher_params("searcher") == searcher_params("searcher@1") == parse_params(SEARCHERS[1])
+    )
+    assert small.name == "searcher@1:worlds=8"
+    assert small.params == parse_params(SEARCHERS[1].replace("worlds=128", "worlds=8"))
+    assert small.params.spec() == (
+        "pimc:worlds=8,top=0,z=1,belief=deadwood,rollout=ppo-league2,objective=points,"
+        "decisions=knock,rounds=2"
+    )
+    assert policy_version("searcher") == "searcher@1"
+    assert policy_version(small) == "searcher@1:worlds=8"
+
+
+@pytest.mark.parametrize(
+    "spec, named",
+    [
+        ("searcher@9", "searcher@1"),
+        ("searcher@x", "searcher@1"),
+        ("searcher:worlds=0", "worlds"),
+        ("searcher:rounds=0", "rounds"),
+        ("searcher:", "sets no option"),
+        ("pimc:decisions=some", "decisions"),
+        ("pimc:rounds=9", "rounds"),
+    ],
+)
+def test_a_bad_searcher_version_or_option_is_refused_naming_it(spec, named):
+    """An unknown version, option or value of the searcher raises naming it, before any load."""
+    with pytest.raises(PolicyLoadError, match=named):
+        load_policy(spec)
+    assert named.split("@")[0] in (policy_problem(spec) or "")
+
+
+def test_the_knock_search_plays_the_prior_where_no_knock_is_legal(small):
+    """Rows without a legal knock get ppo-league2's move; knock rows weigh knock vs go on."""
+    series = _knock_positions(16, 31, seed=7)
+    obs, masks, keys = search_decision(series)
+    knock_rows = masks[:, KNOCK : KNOCK + N_CARDS].any(axis=1)
+    assert 3 <= knock_rows.sum() < 16
+    prior = small.prior.act(obs, masks)
+    cands = small._knock_candidates(obs, masks, keys, prior)
+    assert (cands.sum(axis=1)[~knock_rows] == 1).all()
+    assert cands[np.arange(16), prior].all()
+    for row in np.flatnonzero(knock_rows):
+        assert cands[row, KNOCK : KNOCK + N_CARDS].sum() >= 1  # a knock
+        assert cands[row, :N_CARDS].sum() >= 1  # and going on
+    actions = small.act(obs, masks, keys=keys)
+    assert np.array_equal(actions[~knock_rows], prior[~knock_rows])
+    assert masks[np.arange(16), actions].all()
+
+
+def test_the_searcher_decides_the_same_alone_and_in_a_batch(small):
+    """With per-game keys a knock decision does not depend on the other rows of the call."""
+    series = _knock_positions(12, 35, seed=9)
+    obs, masks, keys = search_decision(series)
+    together = small.act(obs, masks, keys=keys)
+    alone = [
+        small.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(12)
+    ]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together[::-1], small.act(obs[::-1], masks[::-1], keys=keys[::-1]))
+
+
+def test_the_searcher_ignores_the_hidden_cards_and_the_stock_order(small):
+    """Redealing the opponent's hidden cards and the stock leaves every decision as it was."""
+    series = _knock_positions(12, 31, seed=8)
+    obs, masks, keys = search_decision(series)
+    assert masks[:, KNOCK : KNOCK + N_CARDS].any(axis=1).sum() >= 3
+    before = small.act(obs, masks, keys=keys)
+    from helpers import redeal_hidden
+
+    assert redeal_hidden(series, np.random.default_rng(0)) > 5
+    obs2, masks2, _ = search_decision(series)
+    assert np.array_equal(obs, obs2) and np.array_equal(masks, masks2)
+    assert np.array_equal(before, small.act(obs2, masks2, keys=keys))
+
+
+def test_better_half_keeps_each_games_better_half_of_its_live_candidates():
+    """Per game, the ceil(k/2) best means of the live entries survive; dead ones stay dead."""
+    game = np.array([0, 0, 0, 1, 1, 1, 1, 2])
+    per_world = np.array([[1.0], [3.0], [2.0], [0.0], [5.0], [4.0], [9.0], [7.0]])
+    alive = np.array([True, True, True, True, True, True, False, True])
+    kept = _better_half(per_world, np.ones_like(per_world), game, alive)
+    # game 0: 3 live -> the best 2 (3.0, 2.0); game 1: 3 live (9.0 is dead) -> 5.0, 4.0
+    assert kept.tolist() == [False, True, True, False, True, True, False, True]
+
+
+def test_halving_plays_fewer_rollouts_and_one_round_is_the_plain_search():
+    """``rounds=2`` drops candidates after half the worlds; ``rounds=1`` is pimc's old play."""
+    series = _knock_positions(8, 25, seed=3)
+    obs, masks, keys = search_decision(series)
+    plain = PimcPolicy(parse_params("worlds=8,top=6,objective=points"))
+    one = PimcPolicy(parse_params("worlds=8,top=6,objective=points,rounds=1"))
+    two = PimcPolicy(parse_params("worlds=8,top=6,objective=points,rounds=2"))
+    assert one.name == plain.name  # the default round count is not in the name
+    acts = [p.act(obs, masks, keys=keys) for p in (plain, one, two)]
+    assert np.array_equal(acts[0], acts[1])
+    assert one.rollout_actions == plain.rollout_actions
+    assert 0 < two.rollout_actions < 0.8 * one.rollout_actions
+    assert masks[np.arange(8), acts[2]].all()
+
+
+def test_the_searcher_is_a_training_opponent_by_name(tmp_path):
+    """``opponents.mix`` takes a searcher; a VecEnv against it plays legal series steps."""
+    from helpers import assert_plays_legally, tiny_config
+
+    from agents.training.schema import ConfigError
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    tiny_config(tmp_path, "opponents.mix={searcher:worlds=2: 1}")
+    with pytest.raises(ConfigError, match="searcher@1"):
+        tiny_config(tmp_path, "opponents.mix={searcher@7: 1}")
+    env = HollywoodGinVecEnv(4, opponent="searcher:worlds=2", mode="series", seed=3)
+    assert_plays_legally(SimpleBot(0), env, 40)
+    env.close()
