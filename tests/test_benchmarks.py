@@ -54,3 +54,38 @@ def test_repeats_must_be_positive():
         cwd=ROOT,
     )
     assert result.returncode == 2 and "--repeats must be >= 1" in result.stderr
+
+
+def test_the_train_speed_profile_charges_each_part_its_own_time():
+    """A timed part that calls another is charged only its own time (the parts add up)."""
+    import time
+
+    from benchmarks.train_speed import Profile
+
+    profile = Profile()
+    inner = profile.wrap("backward", lambda: time.sleep(0.05))
+
+    def outer_body() -> None:
+        time.sleep(0.02)
+        inner()
+
+    outer = profile.wrap("forward (update)", outer_body)
+    start = time.perf_counter()
+    outer()
+    total = time.perf_counter() - start
+    assert profile.seconds["backward"] >= 0.05
+    assert 0.02 <= profile.seconds["forward (update)"] < 0.045
+    assert abs(sum(profile.seconds.values()) - total) < 0.005
+
+
+def test_train_speed_refuses_an_unknown_recipe_by_name():
+    """A config name that is not shipped: exit code 2, the shipped names listed."""
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.train_speed", "--configs", "nosuch"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2 and "no shipped config named nosuch" in result.stderr
+    assert "default" in result.stderr
