@@ -94,7 +94,7 @@ def observe(eng: GinEngine) -> tuple[np.ndarray, np.ndarray]:
 )
 def test_bots_only_choose_legal_actions(a, b):
     """Over long seeded play (both seats, hands re-dealt) every bot action is legal."""
-    play_hands([BOTS[a](1), BOTS[b](2)], n_games=48, steps=400, seed=11)
+    play_hands([BOTS[a](1), BOTS[b](2)], n_games=32, steps=250, seed=11)
 
 
 @pytest.mark.parametrize(
@@ -107,9 +107,9 @@ def test_bots_only_choose_legal_actions(a, b):
 )
 def test_bots_stay_legal_under_rule_options(rules):
     """The bots read legality from the mask, so rule options never make them act illegally."""
-    play_hands([ExpertBot(3), SimpleBot(4)], n_games=32, steps=150, seed=5, rules=rules)
+    play_hands([ExpertBot(3), SimpleBot(4)], n_games=24, steps=120, seed=5, rules=rules)
     play_hands(
-        [PatientBot(3, rules), TempoBot(4, rules)], n_games=32, steps=150, seed=6, rules=rules
+        [PatientBot(3, rules), TempoBot(4, rules)], n_games=24, steps=120, seed=6, rules=rules
     )
 
 

@@ -35,9 +35,12 @@ def without_timing(result: dict) -> dict:
     ],
 )
 def test_a_sharded_pair_equals_the_local_evaluation(ray_local, bot):
-    """Three shards give the local run's JSON, intervals and steps included (timing aside)."""
-    local = evaluate(bot, "ppo-cards", 9, seed=5, progress=False)
-    sharded = evaluate(bot, "ppo-cards", 9, seed=5, progress=False, runner=ray(shards=3))
+    """Three shards give the local run's JSON, intervals and steps included (timing aside).
+
+    Four series: the shards are uneven (two series, one, one).
+    """
+    local = evaluate(bot, "ppo-cards", 4, seed=5, progress=False)
+    sharded = evaluate(bot, "ppo-cards", 4, seed=5, progress=False, runner=ray(shards=3))
     assert without_timing(sharded.to_dict()) == without_timing(local.to_dict())
 
 
@@ -77,16 +80,18 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_evaluate_cli_joins_a_cluster_and_writes_the_local_json(ray_local, tmp_path):
     """``evaluate.py A B --ray HOST:PORT`` joins the running cluster; its JSON is the local one."""
     out = tmp_path / "sharded.json"
-    proc = run_cli("ppo-cards", "random", "--series", "4", "--seed", "7", "--json", str(out),
+    proc = run_cli("ppo-cards", "random", "--series", "2", "--seed", "7", "--json", str(out),
                    "--ray", ray_local.address)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    local = evaluate("ppo-cards", "random", 4, seed=7, progress=False)
+    local = evaluate("ppo-cards", "random", 2, seed=7, progress=False)
     assert without_timing(json.loads(out.read_text())) == without_timing(local.to_dict())
 
 
 def test_joining_with_a_wrong_token_is_one_clear_error(ray_local):
     """A driver whose auth token the cluster rejects exits with code 2 and one line."""
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}
+    # Ray retries a rejected GCS connection once a second, 20 times by default: two will do
+    env["RAY_NUM_REDIS_GET_RETRIES"] = "2"
     proc = run_cli("random", "random", "--series", "2", "--ray", ray_local.address, env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()

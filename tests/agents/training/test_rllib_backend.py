@@ -24,7 +24,14 @@ TINY = {
     "progress_bar": False,
     "opponents": {"mix": {"simple": 1.0}},
     "ppo": {"n_envs": 16, "n_steps": 16, "batch_size": 128, "n_epochs": 1},
-    "eval": {"every_steps": 0, "n_series": 2, "n_hands": 20, "opponents": ["random"]},
+    # random never knocks, so its hands are long: a short evaluation (its tags are checked)
+    "eval": {
+        "every_steps": 0,
+        "n_series": 1,
+        "n_hands": 4,
+        "max_hands_per_series": 3,
+        "opponents": ["random"],
+    },
     "checkpoint": {"every_steps": 0, "keep": 2},
 }
 
@@ -250,17 +257,16 @@ def test_the_checkpoint_plays_without_starting_ray(trained):
 def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_path):
     """``evaluate.py RUN ppo-cards`` works on the checkpoint; a Ray-sharded run gives its JSON."""
     from agents.evaluation import evaluate, ray
+    from hgin_cli.evaluate import main
 
     out = tmp_path / "local.json"
-    proc = subprocess.run(
-        [sys.executable, "evaluate.py", str(trained.run_dir), "ppo-cards", "--series", "3",
-         "--seed", "2", "--no-progress", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    # the command line in this process: the test is about reading the run, not the process
+    args = [str(trained.run_dir), "ppo-cards", "--series", "2", "--seed", "2", "--no-progress",
+            "--json", str(out)]  # fmt: skip
+    assert main(args) == 0
     local = json.loads(out.read_text())
     sharded = evaluate(
-        str(trained.run_dir), "ppo-cards", 3, seed=2, progress=False, runner=ray(shards=2)
+        str(trained.run_dir), "ppo-cards", 2, seed=2, progress=False, runner=ray(shards=2)
     ).to_dict()
     for d in (local, sharded):
         d.pop("seconds"), d.pop("series_per_second")
@@ -271,9 +277,10 @@ def test_resume_continues_the_run(trained):
     """``--resume`` continues from the newest checkpoint: more steps, one more evaluation."""
     from agents.training.rllib.backend import train
 
-    result = train(resume=trained.run_dir, overrides=["total_timesteps=1100"], env_runners=1)
+    more = trained.steps + 1  # one more PPO iteration
+    result = train(resume=trained.run_dir, overrides=[f"total_timesteps={more}"], env_runners=1)
     history = json.loads((trained.run_dir / "eval.json").read_text())["history"]
-    assert result.steps >= 1100 and len(history) == 2 and history[0]["steps"] < history[1]["steps"]
+    assert result.steps >= more and len(history) == 2 and history[0]["steps"] < history[1]["steps"]
     assert len(list((trained.run_dir / "checkpoints").glob("ckpt_*.json"))) == 2
 
 
