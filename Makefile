@@ -5,17 +5,23 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup browser run test test-all slowest lint format bench results clean
+.PHONY: setup browser run test coverage test-all slowest lint format bench results clean
 
 # pytest on both cores (pytest-xdist): each test file is one work unit, the Ray files one
 # more, sent first (tests/conftest.py): module fixtures are built once, one Ray cluster runs
 XDIST := -n 2 --dist loadfile --no-loadscope-reorder
 
+# Python may write bytecode caches (some shells set PYTHONDONTWRITEBYTECODE): every test
+# subprocess, Ray worker and CLI then imports the project from them, not from source
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# the pinned CPU wheel first: an unpinned torch would pull GBs of CUDA packages
-	$(VENV)/bin/pip install -q torch==2.13.0
-	$(VENV)/bin/pip install -q -e '.[dev]'
+	# the pinned CPU wheel first, with pip (it reads this machine's wheel folder): an
+	# unpinned torch would pull GBs of CUDA packages; then uv, which installs the rest in
+	# parallel (about 1 minute for the whole set-up, against about 2.5 with pip alone)
+	$(VENV)/bin/pip install -q torch==2.13.0 'uv>=0.5'
+	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -43,6 +49,12 @@ test: setup browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(PY) -m pytest $(XDIST)
+
+# The same suite under coverage's tracer, with the report of the lines never run. Apart
+# from make test: on Python 3.11 the tracer makes the CPU-bound tests (engine, bots) about
+# 1.6 times slower, and make test keeps to 10 minutes on 2 cores.
+coverage: setup browser
 	$(PY) -m pytest $(XDIST) --cov=hgin_env --cov=agents --cov-report=term:skip-covered
 
 test-all: setup
