@@ -13,6 +13,7 @@ import torch
 from helpers import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
+from agents.policies.card_layers import CONTEXT_START, CardActorCritic, privileged_planes
 from agents.policies.model import load_policy
 from agents.training.card_net import (
     N_PLANES,
@@ -25,7 +26,14 @@ from agents.training.config import ConfigError, build_config
 from agents.training.sb3.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS, card_id, parse_cards
-from hgin_env.envs.observation import OBS_DIM, OBS_LAYOUT, encode_observations
+from hgin_env.envs.observation import (
+    OBS_DIM,
+    OBS_DIMS,
+    OBS_LAYOUT,
+    PRIVILEGED_DIM,
+    PRIVILEGED_LAYOUT,
+    encode_observations,
+)
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 TINY_CARDS = {
@@ -151,3 +159,71 @@ def test_encoder_and_planes_agree_on_deadwood() -> None:
     hand = obs[:, OBS_LAYOUT["hand"]] > 0.5
     expected = np.where(hand, np.minimum(dd, 100) / 100.0, 0.0)
     assert np.allclose(planes[:, 7].numpy(), expected)
+
+
+def _reference_block(block, x: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+    """``CardBlock`` as its layers read on ``[B, C, 4, 13]``: convolutions and means."""
+    y = block.run(x) + block.set(x.mean(dim=2, keepdim=True))
+    y = y + (block.hand(x.mean(dim=(2, 3))) + block.context(context))[:, :, None, None]
+    return x + torch.relu(y)
+
+
+def _reference_forward(net: CardActorCritic, obs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Logits and values of ``net`` computed the plain way (the network's documented math)."""
+    trunk, heads = net.features_extractor, net.mlp_extractor
+    context = obs[:, CONTEXT_START : trunk.obs_dim]
+    x = trunk.stem(card_planes(obs)) + trunk.stem_context(context)[:, :, None, None]
+    x = torch.relu(x)
+    for block in trunk.blocks:
+        x = _reference_block(block, x, context)
+    top = obs[:, OBS_LAYOUT["top_discard"]].reshape(-1, 1, 4, 13)
+    pooled = torch.cat(
+        [x.mean(dim=(2, 3)), x.amax(dim=(2, 3)), (x * top).sum(dim=(2, 3)), context], 1
+    )
+    latent = heads.value(pooled)
+    if trunk.critic_dim:
+        z = torch.relu(trunk.critic_stem(torch.cat([x, privileged_planes(obs, trunk.obs_dim)], 1)))
+        z = _reference_block(trunk.critic_block, z, context)
+        deadwood = obs[:, trunk.obs_dim + PRIVILEGED_LAYOUT["opponent_deadwood"].start, None]
+        critic = torch.cat([z.mean(dim=(2, 3)), z.amax(dim=(2, 3)), deadwood], dim=1)
+        latent = latent + heads.privileged_value(critic)
+    per_card = heads.cards(x).flatten(2)
+    logits = torch.cat([per_card[:, 0], per_card[:, 1], heads.pickup(pooled)], dim=1)
+    return x, logits, net.value_net(latent).squeeze(-1)
+
+
+@pytest.mark.parametrize(
+    "width", [OBS_DIM, OBS_DIM + PRIVILEGED_DIM, OBS_DIMS[1], OBS_DIMS[1] + PRIVILEGED_DIM]
+)
+def test_network_matches_the_plain_convolutions(width: int) -> None:
+    """Property: the fast trunk and heads compute the convolution formulation, gradients too.
+
+    The trunk keeps the card features card-last and the heads contract the ``1 x 1``
+    convolutions by hand; on random 0/1 observations (torch's default initialisation,
+    so that the logits are not near zero) the features' grid, logits, values and every
+    parameter's gradient equal those of the layers applied as plain ``nn.Conv2d`` / means.
+    """
+    torch.manual_seed(0)
+    net = CardActorCritic(width, net_arch=[32], channels=8, blocks=2, ortho_init=False)
+    obs = (torch.rand(96, width, generator=torch.Generator().manual_seed(1)) < 0.3).float()
+    weights = torch.randn(N_ACTIONS)
+    params = list(net.parameters())
+    features = net.features(obs)
+    logits, value = net.logits_of(features), net.value_of(features)
+    grid, ref_logits, ref_value = _reference_forward(net, obs)
+    torch.testing.assert_close(
+        features[:, : grid[0].numel()], grid.flatten(1), rtol=1e-5, atol=1e-4
+    )
+    torch.testing.assert_close(logits, ref_logits, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(value, ref_value, rtol=1e-5, atol=1e-4)
+    got = torch.autograd.grad((logits * weights).sum() + value.sum(), params, allow_unused=True)
+    ref = torch.autograd.grad(
+        (ref_logits * weights).sum() + ref_value.sum(), params, allow_unused=True
+    )
+    for (name, _), g, r in zip(net.named_parameters(), got, ref, strict=True):
+        assert (g is None) == (r is None), name
+        if r is not None:
+            torch.testing.assert_close(g, r, rtol=1e-4, atol=1e-4 * float(r.abs().max()), msg=name)
+    with torch.inference_mode():  # the in-place path of the blocks
+        torch.testing.assert_close(net.logits(obs), ref_logits.detach(), rtol=1e-5, atol=1e-4)
+        torch.testing.assert_close(net.value(obs), ref_value.detach(), rtol=1e-5, atol=1e-4)
