@@ -53,7 +53,7 @@ test: setup browser
 
 # The same suite under coverage's tracer, with the report of the lines never run. Apart
 # from make test: on Python 3.11 the tracer makes the CPU-bound tests (engine, bots) about
-# 1.6 times slower, and make test keeps to 10 minutes on 2 cores.
+# 1.6 times slower.
 coverage: setup browser
 	$(PY) -m pytest $(XDIST) --cov=hgin_env --cov=agents --cov-report=term:skip-covered
 

@@ -225,7 +225,7 @@ class CardBlock(nn.Module):
             context(context))``, the set term broadcast over suits, the hand and context
             terms over the grid.
         """
-        batch, suits, ranks, channels = x.shape
+        _, suits, ranks, _ = x.shape
         runs = _conv_card_last(self.run, x, bias=False)
         # sums, not means: the 1/4 and 1/52 go into the (small) weights
         suit_sum = x.sum(dim=1)  # [B, 13, C]
