@@ -80,10 +80,11 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_evaluate_cli_joins_a_cluster_and_writes_the_local_json(ray_local, tmp_path):
     """``evaluate.py A B --ray HOST:PORT`` joins the running cluster; its JSON is the local one."""
     out = tmp_path / "sharded.json"
-    proc = run_cli("ppo-cards", "random", "--series", "2", "--seed", "7", "--json", str(out),
+    # two bots: the new driver and its workers need no torch (the model pairs are above)
+    proc = run_cli("expert", "simple", "--series", "2", "--seed", "7", "--json", str(out),
                    "--ray", ray_local.address)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    local = evaluate("ppo-cards", "random", 2, seed=7, progress=False)
+    local = evaluate("expert", "simple", 2, seed=7, progress=False)
     assert without_timing(json.loads(out.read_text())) == without_timing(local.to_dict())
 
 
