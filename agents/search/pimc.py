@@ -17,7 +17,9 @@ policy. It leaves the prior's choice (the rollout policy's own, or the ``prior``
 policy's) only for a candidate whose gain over it is more than ``z`` standard errors
 (the worlds are few and a hand's points noisy). The worlds are uniform deals of the
 unseen cards, or (``belief=deadwood``) resampled so the opponent's hand is as good as a
-real player's at this turn (``worlds.believed_worlds``).
+real player's at this turn (``worlds.believed_worlds``), or (``belief=learned``) the same
+with the cards dealt by a learned model of what the opponent holds
+(``agents.search.hand_model``).
 Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
 decides the same alone, in a batch or in a worker process.
 
@@ -37,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from agents.bots.features import decision_keys
+from agents.search.hand_model import shipped_hand_model
 from agents.search.series_value import series_values
 from agents.search.worlds import (
     SeenPosition,
@@ -59,7 +62,7 @@ from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 #: the family name the registry knows
 NAME = "pimc"
 OBJECTIVES = ("series", "points")
-BELIEFS = ("uniform", "deadwood")
+BELIEFS = ("uniform", "deadwood", "learned")
 #: which decisions are searched: every one with a choice, or only those where a knock is legal
 DECISIONS = ("all", "knock")
 #: most rounds of successive halving
@@ -99,8 +102,10 @@ class PimcParams:
             rollout policy's choice (0: every legal discard). Of the knocks, only the one
             leaving the least deadwood is searched (the others leave more deadwood).
         belief: how the opponent's hidden cards are dealt: ``uniform`` (any unseen
-            cards) or ``deadwood`` (worlds resampled so the opponent's deadwood follows
-            real players' at this turn, ``worlds.believed_worlds``).
+            cards), ``deadwood`` (worlds resampled so the opponent's deadwood follows
+            real players' at this turn, ``worlds.believed_worlds``) or ``learned`` (as
+            ``deadwood``, the cards dealt by the learned hand model's chance of each,
+            ``agents.search.hand_model``).
         prior: the policy whose choice the search keeps unless a candidate beats it
             clearly (a registered name or a model path, not a ``pimc`` spec; empty: the
             rollout policy). A network as the prior with a fast bot in the rollouts: the
@@ -407,8 +412,9 @@ class PimcPolicy:
         """
         w = self.params.worlds
         g = masks.shape[0]
-        if self.params.belief == "deadwood":
-            worlds, wkeys = believed_worlds(seen, keys, w)  # G * W rows, world fastest
+        if self.params.belief != "uniform":
+            scores = shipped_hand_model().logits(seen) if self.params.belief == "learned" else None
+            worlds, wkeys = believed_worlds(seen, keys, w, scores=scores)  # G * W rows
         else:
             wkeys = world_keys(keys, w)  # [G, W]
             worlds = sample_worlds(seen, wkeys)

@@ -149,7 +149,10 @@ def world_keys(keys: np.ndarray, worlds: int) -> np.ndarray:
 
 
 def sample_worlds(
-    seen: SeenPosition, keys: np.ndarray, grow: np.ndarray | None = None
+    seen: SeenPosition,
+    keys: np.ndarray,
+    grow: np.ndarray | None = None,
+    scores: np.ndarray | None = None,
 ) -> HandState:
     """One full position per (game, world): ``G * W`` rows, game-major (world fastest).
 
@@ -161,13 +164,20 @@ def sample_worlds(
             (``drop_loose``), as a player keeps melding cards over its turns; the stock
             is then the other unseen cards in a fresh random order. None: a uniform
             deal (the opponent's hidden cards are the first unseen ones of a random order).
+        scores: optional float64[G, 52] logits of a belief (``hand_model``): the cards
+            dealt to the opponent (with ``grow``, before the drop) are a Gumbel top-k
+            sample of the unseen cards (card ``c`` ranked by ``scores[c]`` plus Gumbel
+            noise), the stock the other unseen cards in a fresh random order.
     """
     g, w = keys.shape
     rows = np.repeat(np.arange(g), w)
     unseen = seen.unseen[rows]
     # the unseen cards in a random order (the seen ones after them)
     u = key_uniforms(keys.reshape(-1), N_CARDS)
-    order = np.argsort(np.where(unseen, u, 2.0), axis=1, kind="stable")
+    if scores is not None:
+        gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+        u = -(scores[rows] + gumbel)
+    order = np.argsort(np.where(unseen, u, np.inf), axis=1, kind="stable")
     hidden = HAND_SIZE - seen.opponent_known.sum(axis=1)[rows]
     rank = np.arange(N_CARDS)[None, :]
     opponent = seen.opponent_known[rows].copy()
@@ -176,11 +186,12 @@ def sample_worlds(
     dealt = rank < (hidden + extra)[:, None]
     rr, cc = np.nonzero(dealt)
     opponent[rr, order[rr, cc]] = True
-    if grow is None:
+    if grow is None and scores is None:
         # the stock: the unseen cards after the opponent's, top first
         stock = np.take_along_axis(order, np.minimum(rank + hidden[:, None], N_CARDS - 1), axis=1)
     else:
-        opponent = drop_loose(opponent, seen.opponent_known[rows], extra)
+        if grow is not None:
+            opponent = drop_loose(opponent, seen.opponent_known[rows], extra)
         u2 = key_uniforms(keys.reshape(-1), N_CARDS, offset=N_CARDS)
         stock = np.argsort(np.where(unseen & ~opponent, u2, 2.0), axis=1, kind="stable")
     hands = np.stack([seen.hand[rows], opponent], axis=1)
@@ -302,7 +313,11 @@ def true_deadwood_shares() -> np.ndarray:
 
 
 def believed_worlds(
-    seen: SeenPosition, keys: np.ndarray, worlds: int, pool: int = 4
+    seen: SeenPosition,
+    keys: np.ndarray,
+    worlds: int,
+    pool: int = 4,
+    scores: np.ndarray | None = None,
 ) -> tuple[HandState, np.ndarray]:
     """``worlds`` worlds per game whose opponent hands have real players' deadwood by turn.
 
@@ -319,6 +334,9 @@ def believed_worlds(
         keys: uint64[G], the games' decision keys.
         worlds: worlds per game.
         pool: candidates per world.
+        scores: optional float64[G, 52] card logits of a learned belief
+            (``hand_model``): the candidates' cards are dealt by them (``sample_worlds``'s
+            ``scores``) rather than uniformly, then resampled to the deadwood as above.
 
     Returns:
         ``(state, world_keys)``: the ``G * worlds`` positions (game-major) and
@@ -331,7 +349,7 @@ def believed_worlds(
     pkeys = world_keys(keys, m)  # [G, M]
     turns = np.repeat(seen.turns, m)
     grow = np.tile(np.arange(m), g) % (np.maximum(turns, 0) // 2 + 1)
-    cands = sample_worlds(seen, pkeys, grow)
+    cands = sample_worlds(seen, pkeys, grow, scores)
     t, d = deadwood_cells(turns, min_deadwood(cands.hands[:, 1]))
     cell = (t * DEADWOOD_BUCKETS + d).reshape(g, m)
     # the pool's count of each candidate's cell, per game

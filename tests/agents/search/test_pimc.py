@@ -12,6 +12,7 @@ from helpers import search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
+from agents.search.hand_model import shipped_hand_model
 from agents.search.pimc import PimcPolicy, parse_params
 from agents.search.worlds import (
     believed_worlds,
@@ -102,7 +103,7 @@ def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
     assert len(lines) == 1 and "worlds" in lines[0], proc.stderr
 
 
-@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+@pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_worlds_keep_what_the_seat_sees_and_deal_the_rest(belief):
     """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
     series = _positions(16, 7, seed=3)
@@ -112,7 +113,8 @@ def test_worlds_keep_what_the_seat_sees_and_deal_the_rest(belief):
     if belief == "uniform":
         worlds = sample_worlds(seen, world_keys(keys, 8))
     else:
-        worlds, _ = believed_worlds(seen, keys, 8)
+        scores = shipped_hand_model().logits(seen) if belief == "learned" else None
+        worlds, _ = believed_worlds(seen, keys, 8, scores=scores)
     GinEngine.from_state(worlds).check_invariants()
     game = np.repeat(np.arange(16), 8)
     eng = series.engine
@@ -145,7 +147,7 @@ def test_search_plays_legal_moves_through_whole_hands():
     assert hands >= 12
 
 
-@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+@pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
     """With per-game keys, each row's decision does not depend on the other rows of the call."""
     series = _positions(12, 9, seed=5)
@@ -159,7 +161,7 @@ def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
     assert np.array_equal(together[::-1], policy.act(obs[::-1], masks[::-1], keys=keys[::-1]))
 
 
-@pytest.mark.parametrize("belief", ["uniform", "deadwood"])
+@pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
     """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
     series = _positions(10, 11, seed=8)
