@@ -230,8 +230,8 @@ def measure(model: HandModel, data: Recorded, rows_per_style: int, worlds: int, 
         entry: dict[str, Any] = {"positions": int(rows.size)}
         true_dw = data.deadwood[rows].astype(np.float64)
         chunks = [  # a few hundred positions at a time (the deadwood pool is 4 x worlds)
-            belief_marginals(model, data.seen(part), keys[lo : lo + CHUNK], worlds)
-            for lo, part in ((lo, rows[lo : lo + CHUNK]) for lo in range(0, rows.size, CHUNK))
+            belief_marginals(model, data.seen(rows[lo : lo + CHUNK]), keys[lo : lo + CHUNK], worlds)
+            for lo in range(0, rows.size, CHUNK)
         ]
         for name in BELIEFS:
             p = np.concatenate([c[name][0] for c in chunks])

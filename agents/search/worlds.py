@@ -175,7 +175,7 @@ def sample_worlds(
     # the unseen cards in a random order (the seen ones after them)
     u = key_uniforms(keys.reshape(-1), N_CARDS)
     if scores is not None:
-        gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+        gumbel = -np.log(-np.log(np.maximum(u, 1e-300)))  # u < 1: no upper bound needed
         u = -(scores[rows] + gumbel)
     order = np.argsort(np.where(unseen, u, np.inf), axis=1, kind="stable")
     hidden = HAND_SIZE - seen.opponent_known.sum(axis=1)[rows]
