@@ -324,10 +324,12 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.workers import EnvWorkers
 from hgin_env.envs.policy import random_legal_actions
 
+# numpy.random before the pids are printed: a signal that lands in an import (numpy
+# imports numpy.random lazily) can be lost in CPython's C code, the loop then runs on
+rng = np.random.default_rng(0)
 pool = EnvWorkers(8, 2, "random", EnvConfig(), RulesConfig(), seed=0)
 pool.reset()
 print(*pool.pids, flush=True)
-rng = np.random.default_rng(0)
 end = time.monotonic() + 60
 while time.monotonic() < end:
     pool.step_async(random_legal_actions(pool.action_masks(), rng))
