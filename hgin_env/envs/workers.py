@@ -28,7 +28,8 @@ Start method: ``forkserver`` (one clean server process forks the workers), never
 plain ``fork`` of the trainer: forking a process that runs torch's thread pools can
 deadlock the child, and the child would inherit the trainer's memory and pipe ends
 (which would also hide the trainer's death from it). The server preloads the env
-modules, so a worker starts in well under a second; ``spawn`` works the same, slower.
+modules (and torch and SB3 when the trainer has them), so a worker starts in well under
+a second; ``spawn`` works the same, slower.
 
 Lifetime: workers ignore SIGINT (Ctrl-C reaches the trainer, which writes its checkpoint
 and closes them) and die with their parent: ``PR_SET_PDEATHSIG`` (Linux), an EOF on the
@@ -72,6 +73,10 @@ from hgin_env.envs.core import (
 START_METHOD: Final = "forkserver"
 #: modules the forkserver imports once, so that each worker starts without importing them
 PRELOAD = ["numpy", "hgin_env.envs.core"]
+#: modules it also imports when the trainer has them already (an SB3 trainer has): a worker
+#: whose opponent is a model then starts without importing torch and SB3, about 4 s of CPU
+#: each. The server only imports them; it runs no torch op, so it starts no thread pool.
+PRELOAD_IF_LOADED = ["torch", "stable_baselines3", "sb3_contrib"]
 #: StepResult fields that travel through shared memory (``final_*`` apart), with dtypes
 RESULT_FIELDS = StepResult.per_game_dtypes()
 _PR_SET_PDEATHSIG = 1
@@ -143,8 +148,8 @@ def _size(layout: list[tuple[str, str, tuple]]) -> int:
 def worker_context() -> ForkServerContext | SpawnContext:
     """The multiprocessing context of worker processes (``START_METHOD``, env preloaded)."""
     ctx = mp.get_context(START_METHOD)
-    if START_METHOD == "forkserver":
-        ctx.set_forkserver_preload(PRELOAD)
+    if START_METHOD == "forkserver":  # (no effect once this process's server runs)
+        ctx.set_forkserver_preload(PRELOAD + [m for m in PRELOAD_IF_LOADED if m in sys.modules])
     return ctx
 
 

@@ -107,9 +107,9 @@ def test_bots_only_choose_legal_actions(a, b):
 )
 def test_bots_stay_legal_under_rule_options(rules):
     """The bots read legality from the mask, so rule options never make them act illegally."""
-    play_hands([ExpertBot(3), SimpleBot(4)], n_games=24, steps=120, seed=5, rules=rules)
+    play_hands([ExpertBot(3), SimpleBot(4)], n_games=24, steps=80, seed=5, rules=rules)
     play_hands(
-        [PatientBot(3, rules), TempoBot(4, rules)], n_games=24, steps=120, seed=6, rules=rules
+        [PatientBot(3, rules), TempoBot(4, rules)], n_games=24, steps=80, seed=6, rules=rules
     )
 
 
