@@ -8,12 +8,8 @@ torch modules must only start work when called.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
-
-ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 
 #: imports every module of the packages, then the extra modules named; reports what runs
 #: after each of the two steps
@@ -45,7 +41,6 @@ for pkg in ("hgin_env", "agents", "hgin_cli"):
 for name in names:
     importlib.import_module(name)
 seen = {"modules": len(names), "package": running()}
-sys.path.insert(0, os.getcwd())
 for name in sys.argv[1:]:
     importlib.import_module(name)
 print(json.dumps({**seen, "extra": running()}))
@@ -65,7 +60,6 @@ def test_importing_every_module_starts_nothing(tmp_path):
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, "starts_a_thread"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=300,

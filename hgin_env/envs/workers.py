@@ -75,7 +75,8 @@ START_METHOD: Final = "forkserver"
 PRELOAD = ["numpy", "hgin_env.envs.core"]
 #: modules it also imports when the trainer has them already (an SB3 trainer has): a worker
 #: whose opponent is a model then starts without importing torch and SB3, about 4 s of CPU
-#: each. The server only imports them; it runs no torch op, so it starts no thread pool.
+#: each, for about 3 s once when the server starts. The server only imports them; it runs
+#: no torch op, so it starts no thread pool.
 PRELOAD_IF_LOADED = ["torch", "stable_baselines3", "sb3_contrib"]
 #: StepResult fields that travel through shared memory (``final_*`` apart), with dtypes
 RESULT_FIELDS = StepResult.per_game_dtypes()
