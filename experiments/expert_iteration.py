@@ -1,0 +1,324 @@
+r"""Expert iteration of the knock: a network learns the search's knock from its own play.
+
+Not part of the toolkit: the runs behind docs/experiments.md (``ei1``, ``ei2``) and the
+shipped ``ppo-knock`` model. One iteration:
+
+1. **States from the student's own play (DAgger).** The student (a saved network,
+   playing greedily) plays the agent's seat of ``games`` series against a fixed mix of
+   bots and networks under the student's training rules mix (undercut bonus 10 and 25).
+   The student's actions are the ones played, so the states are those it meets.
+2. **Labels from the teacher.** At every decision where a knock is legal the teacher
+   (``searcher``, whose prior and rollouts are the student itself) chooses; that choice
+   is the policy target. Of the other decisions a share ``other`` is kept with the
+   student's own choice as the target, so the rest of its play stays as it was.
+3. **Imitation** (``agents.training.sb3.pretrain.imitate``, the same masked
+   cross-entropy as ``pretrain.teacher``) for ``epochs`` passes from the student's
+   weights; the value head is left alone (``value_coef`` 0: no returns are recorded).
+
+The new network is written as ``OUT/model.zip`` with the student's ``config.yaml`` (the
+same network shape) and ``OUT/expert_iteration.json`` (the command's figures). The next
+iteration takes ``--student OUT --teacher searcher:rollout=OUT/model.zip``.
+
+Usage::
+
+    python -m experiments.expert_iteration --student ppo-league2 --teacher searcher \
+        --decisions 20000 --out runs/ei1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from agents.policies.model import load_model, load_policy, model_file
+from agents.policies.torch_policy import TorchPolicy
+from agents.training.config import PretrainConfig, load_config, save_config
+from agents.training.opponents import TrainingOpponents
+from agents.training.sb3.pretrain import Demonstrations, imitate
+from agents.training.sb3.runner import make_env
+from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.envs.observation import decode_observations, plain_observations
+
+#: the opponents of the student's games: the league's reference players, ``patient``
+#: (the strongest bot under undercut 25) most often, and the student's own start
+OPPONENTS = "{patient: 4, simple: 1, expert: 1, tempo: 1, ppo-league2: 2}"
+
+
+#: the arrays of a ``Demonstrations``
+DEMO_FIELDS = ("obs", "masks", "actions", "returns")
+
+
+def knock_rows(masks: np.ndarray) -> np.ndarray:
+    """bool[N]: the rows where a knock is legal (the decisions the teacher searches)."""
+    return np.asarray(np.asarray(masks)[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
+
+
+def gather(
+    env: Any,
+    student: TorchPolicy,
+    teacher: Any,
+    decisions: int,
+    other: float,
+    rng: np.random.Generator,
+    undercut: frozenset[int] | None = None,
+) -> tuple[Demonstrations, np.ndarray, dict[str, float]]:
+    """Step ``env`` with the student's actions until the teacher has labelled ``decisions`` rows.
+
+    The teacher labels the rows where a knock is legal (of the games whose undercut
+    bonus is in ``undercut``, when given); every knock row is kept, the others with
+    chance ``other``, each labelled with the student's own choice.
+
+    Returns:
+        The kept rows, bool[rows]: those the teacher labelled, and figures: rows seen,
+        knock rows, rows the teacher labelled, the share of those where it left the
+        student's choice, and how often the student and the teacher knocked there.
+    """
+    obs = env.reset()
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    seen = knocks = taught = changed = student_knocks = teacher_knocks = 0
+    bar = tqdm(total=decisions, desc="knock decisions labelled")
+    while taught < decisions:
+        masks = np.array(env.action_masks(), dtype=bool)
+        plain = plain_observations(obs)
+        actions = np.asarray(student.act(plain, masks), dtype=np.int64)
+        labels = actions.copy()
+        knock = knock_rows(masks)
+        teach = knock.copy()
+        if undercut is not None and knock.any():
+            bonus = decode_observations(plain[knock]).undercut_bonus
+            teach[knock] = np.isin(bonus, sorted(undercut))
+        if teach.any():
+            labels[teach] = np.asarray(teacher.act(plain[teach], masks[teach]), dtype=np.int64)
+        keep = knock | (rng.random(knock.size) < other)
+        kept.append((plain[keep].copy(), masks[keep], labels[keep], teach[keep]))
+        seen += knock.size
+        knocks += int(knock.sum())
+        taught += int(teach.sum())
+        changed += int((labels[teach] != actions[teach]).sum())
+        student_knocks += int((actions[teach] >= KNOCK).sum())
+        teacher_knocks += int((labels[teach] >= KNOCK).sum())
+        bar.update(min(int(teach.sum()), decisions - bar.n))
+        obs, _, _, _ = env.step(actions)
+    bar.close()
+    parts = [np.concatenate([k[i] for k in kept]) for i in range(4)]
+    demos = Demonstrations(parts[0], parts[1], parts[2], np.zeros(parts[2].size, np.float32))
+    figures = {
+        "rows_seen": seen,
+        "knock_rows": knocks,
+        "rows_taught": taught,
+        "rows_kept": int(parts[2].size),
+        "teacher_changed": changed / max(taught, 1),
+        "student_knock_share": student_knocks / max(taught, 1),
+        "teacher_knock_share": teacher_knocks / max(taught, 1),
+    }
+    return demos, parts[3], figures
+
+
+def save_demos(path: Path, demos: Demonstrations, taught: np.ndarray, figures: dict) -> None:
+    """Write the gathered rows (compressed) with their figures, for ``--demos``."""
+    np.savez_compressed(
+        path, obs=demos.obs, masks=demos.masks, actions=demos.actions, taught=taught,
+        figures=json.dumps(figures),
+    )  # fmt: skip
+
+
+def load_demos(path: Path) -> tuple[Demonstrations, np.ndarray, dict]:
+    """The rows ``save_demos`` wrote."""
+    with np.load(path) as data:
+        n = data["actions"].size
+        demos = Demonstrations(data["obs"], data["masks"], data["actions"], np.zeros(n, np.float32))
+        return demos, data["taught"], json.loads(str(data["figures"]))
+
+
+def gin_rows(demos: Demonstrations) -> np.ndarray:
+    """bool[rows]: the label is a knock that leaves no deadwood (a gin)."""
+    knock = (demos.actions >= KNOCK) & (demos.actions < KNOCK + N_CARDS)
+    card = np.where(knock, demos.actions - KNOCK, 0)
+    left = decode_observations(demos.obs).discard_deadwood[np.arange(card.size), card]
+    return knock & (left == 0)
+
+
+def oversample(
+    demos: Demonstrations, taught: np.ndarray, times: int, gin_times: int = 1
+) -> Demonstrations:
+    """The rows with each taught row ``times`` times, each gin ``gin_times`` (the others once)."""
+    gins = np.flatnonzero(gin_rows(demos))
+    index = np.concatenate(
+        [np.arange(taught.size)] + [np.flatnonzero(taught)] * (times - 1) + [gins] * (gin_times - 1)
+    )
+    return Demonstrations(
+        demos.obs[index], demos.masks[index], demos.actions[index], demos.returns[index]
+    )
+
+
+def relabel(demos: Demonstrations, taught: np.ndarray, anchor: Any) -> Demonstrations:
+    """The rows with every untaught label replaced by the greedy choice of ``anchor``.
+
+    Each iteration's untaught labels are its own student's choices, so without this the
+    play outside the taught decisions drifts a little further every iteration; with
+    the teacher's prior as the anchor they are what the teacher itself plays there.
+    """
+    rows = np.flatnonzero(~taught)
+    actions = demos.actions.copy()
+    for i in range(0, rows.size, 4096):
+        chunk = rows[i : i + 4096]
+        actions[chunk] = anchor.act(demos.obs[chunk], demos.masks[chunk])
+    return Demonstrations(demos.obs, demos.masks, actions, demos.returns)
+
+
+def agreement(policy: TorchPolicy, demos: Demonstrations, taught: np.ndarray) -> dict[str, float]:
+    """How often the greedy ``policy`` plays the label (taught rows, others, gins); its knocks."""
+    played = np.concatenate(
+        [
+            np.asarray(policy.act(demos.obs[i : i + 4096], demos.masks[i : i + 4096]))
+            for i in range(0, taught.size, 4096)
+        ]
+    )
+    same = played == demos.actions
+    return {
+        "taught_agreement": float(same[taught].mean()) if taught.any() else float("nan"),
+        "other_agreement": float(same[~taught].mean()) if (~taught).any() else float("nan"),
+        "taught_knock_share": float((played[taught] >= KNOCK).mean()) if taught.any() else 0.0,
+        "gin_agreement": float(same[gin_rows(demos)].mean()) if gin_rows(demos).any() else 0.0,
+    }
+
+
+def student_games(config_path: Path, opponents: str, games: int, seed: int, tmp: Path) -> Any:
+    """The student's training env (its ``config.yaml``) against a fixed mix, seeded.
+
+    Args:
+        config_path: the student's config (its env section: mode, rules mix).
+        opponents: a YAML mapping of opponent names to weights.
+        games: games played at once.
+        seed: seeds the deals, the opponents and their assignment.
+        tmp: a scratch folder (the unused self-play pool's).
+    """
+    config = load_config(
+        config_path,
+        [
+            "opponents.league.enabled=false",
+            "opponents.selfplay.enabled=false",
+            f"opponents.mix={opponents}",
+            f"ppo.n_envs={games}",
+            "ppo.batch_size=64",  # only the check against n_envs * n_steps reads it
+            "ppo.env_workers=1",
+            f"seed={seed}",
+        ],
+    )
+    env = make_env(config, TrainingOpponents(config.opponents, games, tmp / "pool", seed))
+    env.seed(seed)
+    return env
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run one iteration (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--student", required=True, help="a shipped model name or a folder")
+    parser.add_argument("--teacher", default="searcher", help="a search spec (or any policy)")
+    parser.add_argument("--decisions", type=int, default=20_000, help="knock rows to label")
+    parser.add_argument("--other", type=float, default=0.2, help="share of other rows kept")
+    parser.add_argument("--games", type=int, default=128, help="series played at once")
+    parser.add_argument("--opponents", default=OPPONENTS, help="YAML mapping name: weight")
+    parser.add_argument(
+        "--undercut",
+        type=int,
+        nargs="*",
+        default=None,
+        help="the teacher labels only games with these undercut bonuses (default: all)",
+    )
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument(
+        "--repeat-taught", type=int, default=1, help="each taught row this many times in the fit"
+    )
+    parser.add_argument(
+        "--repeat-gin", type=int, default=1, help="each row labelled gin this many times"
+    )
+    parser.add_argument(
+        "--anchor",
+        default=None,
+        help="label the untaught rows with this policy's choice (default: as gathered)",
+    )
+    parser.add_argument(
+        "--demos", type=Path, nargs="+", default=None, help="fit the rows of these demos.npz"
+    )
+    parser.add_argument("--seed", type=int, default=3101)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    path = model_file(args.student)
+    if path is None or not path.is_file():
+        parser.error(f"--student {args.student}: no such model")
+    config_path = path.parent / "config.yaml"
+    args.out.mkdir(parents=True, exist_ok=True)
+    model = load_model(path)
+    model.policy.set_training_mode(False)
+    student = TorchPolicy(model.policy, deterministic=True, name=args.student)
+    t0 = time.perf_counter()
+    if args.demos is not None:  # DAgger: the rows of every earlier iteration together
+        loaded = [load_demos(file) for file in args.demos]
+        demos = Demonstrations(
+            *(np.concatenate([getattr(d, f) for d, _, _ in loaded]) for f in DEMO_FIELDS)
+        )
+        taught = np.concatenate([t for _, t, _ in loaded])
+        figures: dict[str, Any] = {"rows_kept": int(taught.size), "rows_taught": int(taught.sum())}
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            env = student_games(config_path, args.opponents, args.games, args.seed, Path(tmp))
+            teacher = load_policy(args.teacher, seed=args.seed + 1)
+            rng = np.random.default_rng(args.seed)
+            undercut = None if args.undercut is None else frozenset(args.undercut)
+            demos, taught, figures = gather(
+                env, student, teacher, args.decisions, args.other, rng, undercut
+            )
+            env.close()
+        save_demos(args.out / "demos.npz", demos, taught, figures)
+    t_gather = time.perf_counter() - t0
+    print(json.dumps(figures, indent=2), flush=True)
+    pretrain = PretrainConfig(
+        epochs=args.epochs, learning_rate=args.learning_rate, value_coef=0.0, samples=1
+    )
+    t1 = time.perf_counter()
+    if args.anchor is not None:
+        demos = relabel(demos, taught, load_policy(args.anchor, seed=args.seed))
+    rows = oversample(demos, taught, args.repeat_taught, args.repeat_gin)
+    history = imitate(model, rows, pretrain, args.seed)
+    t_fit = time.perf_counter() - t1
+    model.policy.set_training_mode(False)
+    figures = {**figures, **agreement(student, demos, taught)}
+    print(json.dumps(figures, indent=2), flush=True)
+    model.save(args.out / "model.zip")
+    save_config(load_config(config_path), args.out / "config.yaml")
+    summary = {
+        "student": args.student,
+        "teacher": args.teacher,
+        "opponents": args.opponents,
+        "seed": args.seed,
+        "games": args.games,
+        "other": args.other,
+        "undercut": args.undercut,
+        "demos": None if args.demos is None else [str(file) for file in args.demos],
+        "learning_rate": args.learning_rate,
+        "repeat_taught": args.repeat_taught,
+        "repeat_gin": args.repeat_gin,
+        "anchor": args.anchor,
+        "epochs": history,
+        "gather_s": round(t_gather, 1),
+        "fit_s": round(t_fit, 1),
+        **figures,
+    }
+    (args.out / "expert_iteration.json").write_text(json.dumps(summary, indent=2))
+    print(f"wrote {args.out / 'model.zip'} (gather {t_gather:.0f} s, fit {t_fit:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
