@@ -8,16 +8,18 @@ shipped ``ppo-knock`` model. One iteration:
    bots and networks under the student's training rules mix (undercut bonus 10 and 25).
    The student's actions are the ones played, so the states are those it meets.
 2. **Labels from the teacher.** At every decision where a knock is legal the teacher
-   (``searcher``, whose prior and rollouts are the student itself) chooses; that choice
-   is the policy target. Of the other decisions a share ``other`` is kept with the
+   (``searcher``: ``searcher@1``, whose prior and rollouts are ``ppo-league2``) chooses;
+   that choice is the policy target. Of the other decisions a share ``other`` is kept with the
    student's own choice as the target, so the rest of its play stays as it was.
 3. **Imitation** (``agents.training.sb3.pretrain.imitate``, the same masked
    cross-entropy as ``pretrain.teacher``) for ``epochs`` passes from the student's
-   weights; the value head is left alone (``value_coef`` 0: no returns are recorded).
+   weights; the value head is not fitted (``value_coef`` 0: no returns are recorded),
+   though it moves with the layers it shares with the policy.
 
 The new network is written as ``OUT/model.zip`` with the student's ``config.yaml`` (the
 same network shape) and ``OUT/expert_iteration.json`` (the command's figures). The next
-iteration takes ``--student OUT --teacher searcher:rollout=OUT/model.zip``.
+iteration takes ``--student OUT`` (the same teacher), and its fit ``--demos`` with the
+rows of every iteration so far.
 
 Usage::
 
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--undercut",
         type=int,
-        nargs="*",
+        nargs="+",
         default=None,
         help="the teacher labels only games with these undercut bonuses (default: all)",
     )
@@ -298,14 +300,15 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps(figures, indent=2), flush=True)
     model.save(args.out / "model.zip")
     save_config(load_config(config_path), args.out / "config.yaml")
+    gathered = args.demos is None  # the gathering's options only matter when it ran
     summary = {
         "student": args.student,
-        "teacher": args.teacher,
-        "opponents": args.opponents,
+        "teacher": args.teacher if gathered else None,
+        "opponents": args.opponents if gathered else None,
         "seed": args.seed,
-        "games": args.games,
-        "other": args.other,
-        "undercut": args.undercut,
+        "games": args.games if gathered else None,
+        "other": args.other if gathered else None,
+        "undercut": args.undercut if gathered else None,
         "demos": None if args.demos is None else [str(file) for file in args.demos],
         "learning_rate": args.learning_rate,
         "repeat_taught": args.repeat_taught,

@@ -9,7 +9,7 @@ import numpy as np
 from agents.policies.model import MODELS_DIR, load_policy
 from experiments import expert_iteration
 from hgin_env.engine.actions import KNOCK
-from hgin_env.envs.observation import decode_observations
+from hgin_env.envs.observation import OBS_LAYOUT, decode_observations
 
 #: the student's config: its env section (series mode, undercut bonus 10 and 25 mixed)
 CONFIG = MODELS_DIR / "ppo-league2" / "config.yaml"
@@ -85,14 +85,22 @@ def test_an_iteration_writes_a_network_that_plays(tmp_path):
 def test_the_fit_repeats_taught_rows_and_gins(tmp_path):
     """``oversample``: each taught row ``times`` times, each gin label ``gin_times`` more."""
     demos, taught, _ = _gather(tmp_path, frozenset({25}))
+    assert not expert_iteration.gin_rows(demos).any()  # a gin is rare in 30 decisions
+    # make gins: two untaught knocks (simple's) and one taught row relabelled as a knock,
+    # each leaving no deadwood in its observation
+    own = np.flatnonzero(~taught & (demos.actions >= KNOCK) & (demos.actions < 2 * KNOCK))[:2]
+    mine = np.flatnonzero(taught)[:1]
+    assert own.size == 2
+    deadwood = OBS_LAYOUT["discard_deadwood"].start
+    for row in mine:
+        demos.actions[row] = KNOCK + np.flatnonzero(demos.masks[row, KNOCK : 2 * KNOCK])[0]
+    for row in np.concatenate([own, mine]):
+        demos.obs[row, deadwood + demos.actions[row] - KNOCK] = 0.0
     gins = expert_iteration.gin_rows(demos)
-    cards = demos.actions[gins] - KNOCK
-    assert (
-        decode_observations(demos.obs[gins]).discard_deadwood[np.arange(cards.size), cards] == 0
-    ).all()
+    assert np.flatnonzero(gins).tolist() == sorted([*own, *mine])
     rows = expert_iteration.oversample(demos, taught, 3, 5)
-    assert rows.actions.size == taught.size + 2 * taught.sum() + 4 * gins.sum()
-    assert (expert_iteration.gin_rows(rows).sum()) == 5 * gins.sum() + 2 * (gins & taught).sum()
+    assert rows.actions.size == taught.size + 2 * taught.sum() + 4 * 3
+    assert expert_iteration.gin_rows(rows).sum() == 5 * 3 + 2 * 1  # the taught gin: 3 + 4
 
 
 def test_the_anchor_relabels_only_the_untaught_rows(tmp_path):
