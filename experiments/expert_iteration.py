@@ -101,7 +101,7 @@ def gather(
         if teach.any():
             labels[teach] = np.asarray(teacher.act(plain[teach], masks[teach]), dtype=np.int64)
         keep = knock | (rng.random(knock.size) < other)
-        kept.append((plain[keep].copy(), masks[keep], labels[keep], teach[keep]))
+        kept.append((plain[keep], masks[keep], labels[keep], teach[keep]))
         seen += knock.size
         knocks += int(knock.sum())
         taught += int(teach.sum())
@@ -162,6 +162,17 @@ def oversample(
     )
 
 
+def greedy(policy: Any, demos: Demonstrations, rows: np.ndarray) -> np.ndarray:
+    """int64[len(rows)]: ``policy``'s choice in each of ``rows``, acted in chunks of 4096."""
+    return np.concatenate(
+        [np.zeros(0, np.int64)]
+        + [
+            np.asarray(policy.act(demos.obs[chunk], demos.masks[chunk]), dtype=np.int64)
+            for chunk in (rows[i : i + 4096] for i in range(0, rows.size, 4096))
+        ]
+    )
+
+
 def relabel(demos: Demonstrations, taught: np.ndarray, anchor: Any) -> Demonstrations:
     """The rows with every untaught label replaced by the greedy choice of ``anchor``.
 
@@ -171,26 +182,20 @@ def relabel(demos: Demonstrations, taught: np.ndarray, anchor: Any) -> Demonstra
     """
     rows = np.flatnonzero(~taught)
     actions = demos.actions.copy()
-    for i in range(0, rows.size, 4096):
-        chunk = rows[i : i + 4096]
-        actions[chunk] = anchor.act(demos.obs[chunk], demos.masks[chunk])
+    actions[rows] = greedy(anchor, demos, rows)
     return Demonstrations(demos.obs, demos.masks, actions, demos.returns)
 
 
 def agreement(policy: TorchPolicy, demos: Demonstrations, taught: np.ndarray) -> dict[str, float]:
     """How often the greedy ``policy`` plays the label (taught rows, others, gins); its knocks."""
-    played = np.concatenate(
-        [
-            np.asarray(policy.act(demos.obs[i : i + 4096], demos.masks[i : i + 4096]))
-            for i in range(0, taught.size, 4096)
-        ]
-    )
+    played = greedy(policy, demos, np.arange(taught.size))
     same = played == demos.actions
+    gins = gin_rows(demos)
     return {
         "taught_agreement": float(same[taught].mean()) if taught.any() else float("nan"),
         "other_agreement": float(same[~taught].mean()) if (~taught).any() else float("nan"),
         "taught_knock_share": float((played[taught] >= KNOCK).mean()) if taught.any() else 0.0,
-        "gin_agreement": float(same[gin_rows(demos)].mean()) if gin_rows(demos).any() else 0.0,
+        "gin_agreement": float(same[gins].mean()) if gins.any() else 0.0,
     }
 
 
