@@ -46,7 +46,7 @@ from agents.training.config import PretrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents
 from agents.training.sb3.pretrain import Demonstrations, imitate
 from agents.training.sb3.runner import make_env
-from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.actions import KNOCK, knock_legal
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.envs.observation import decode_observations, plain_observations
 
@@ -57,11 +57,6 @@ OPPONENTS = "{patient: 4, simple: 1, expert: 1, tempo: 1, ppo-league2: 2}"
 
 #: the arrays of a ``Demonstrations``
 DEMO_FIELDS = ("obs", "masks", "actions", "returns")
-
-
-def knock_rows(masks: np.ndarray) -> np.ndarray:
-    """bool[N]: the rows where a knock is legal (the decisions the teacher searches)."""
-    return np.asarray(np.asarray(masks)[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
 
 
 def gather(
@@ -93,7 +88,7 @@ def gather(
         plain = plain_observations(obs)
         actions = np.asarray(student.act(plain, masks), dtype=np.int64)
         labels = actions.copy()
-        knock = knock_rows(masks)
+        knock = knock_legal(masks)
         teach = knock.copy()
         if undercut is not None and knock.any():
             bonus = decode_observations(plain[knock]).undercut_bonus

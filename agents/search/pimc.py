@@ -49,7 +49,7 @@ from agents.search.worlds import (
     world_keys,
     world_weights,
 )
-from hgin_env.engine.actions import KNOCK, N_ACTIONS
+from hgin_env.engine.actions import KNOCK, N_ACTIONS, knock_legal
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState
@@ -347,7 +347,7 @@ class PimcPolicy:
         """
         out = np.zeros_like(masks)
         out[np.arange(masks.shape[0]), prior] = True
-        rows = np.flatnonzero(masks[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
+        rows = np.flatnonzero(knock_legal(masks))
         if rows.size == 0:
             return out
         go_on = masks[rows].copy()

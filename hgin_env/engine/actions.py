@@ -33,6 +33,11 @@ TAKE = 105
 PASS = 106
 
 
+def knock_legal(masks: np.ndarray) -> np.ndarray:
+    """bool[N]: the rows of ``bool[N, 107]`` action masks in which some knock is legal."""
+    return np.asarray(np.asarray(masks)[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
+
+
 def action_text(action: int | np.integer) -> str:
     """Describe an action id in words: ``"discard 7H"``, ``"knock 7H"``, ``"draw"``...
 

@@ -29,7 +29,7 @@ from helpers import (
     top,
 )
 
-from hgin_env.engine.actions import DRAW, N_ACTIONS, PASS, TAKE, parse_action
+from hgin_env.engine.actions import DRAW, N_ACTIONS, PASS, TAKE, knock_legal, parse_action
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState, Outcome, Phase
@@ -227,6 +227,18 @@ def test_knock_mask(dealt, drawn, limit, expected):
     # every held card may still be discarded without knocking
     discards = {t.split()[1] for t in legal(eng) if t.startswith("discard")}
     assert discards == cards(dealt) | {drawn}
+
+
+def test_knock_legal_flags_the_rows_that_may_knock():
+    """``knock_legal`` is true exactly in the masks of the table above that hold a knock."""
+    rows = []
+    for dealt, drawn, limit, expected in KNOCK_MASK:
+        eng = deal(dealt, MASK_DEALER, "QC", stock=drawn, rules=RulesConfig(knock_limit=limit))
+        play(eng, "pass", "pass", "draw")
+        rows.append((eng.legal_action_mask()[0], bool(expected)))
+    masks = np.stack([mask for mask, _ in rows])
+    assert knock_legal(masks).tolist() == [want for _, want in rows]
+    assert not knock_legal(np.zeros((2, N_ACTIONS), dtype=bool)).any()
 
 
 @pytest.mark.parametrize(("allow", "expected"), [(False, "KS"), (True, "KS QS")])

@@ -10,7 +10,7 @@ from helpers import assert_plays_legally
 
 from agents.policies.model import MODELS_DIR, load_policy, shipped_models
 from agents.training.config import load_config
-from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.actions import KNOCK, knock_legal
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.observation import decode_observations
@@ -53,7 +53,7 @@ def _knock_decisions(undercut: int) -> tuple[np.ndarray, np.ndarray]:
     rows, masks_kept = [], []
     for _ in range(300):
         masks = np.array(env.action_masks(), dtype=bool)
-        knock = masks[:, KNOCK : KNOCK + N_CARDS].any(axis=1)
+        knock = knock_legal(masks)
         rows.append(obs[knock])
         masks_kept.append(masks[knock])
         obs = np.asarray(env.step(policy.act(obs, masks))[0])

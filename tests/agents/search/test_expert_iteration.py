@@ -8,7 +8,7 @@ import numpy as np
 
 from agents.policies.model import MODELS_DIR, load_policy
 from experiments import expert_iteration
-from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.actions import KNOCK, knock_legal
 from hgin_env.envs.observation import OBS_LAYOUT, decode_observations
 
 #: the student's config: its env section (series mode, undercut bonus 10 and 25 mixed)
@@ -40,7 +40,7 @@ def _gather(tmp_path, undercut):
 def test_the_teacher_labels_only_the_knocks_of_the_games_it_is_given(tmp_path):
     """Undercut-25 knock rows carry the teacher's label; undercut-10 ones the student's knock."""
     demos, taught_rows, figures = _gather(tmp_path, frozenset({25}))
-    knock = expert_iteration.knock_rows(demos.masks)
+    knock = knock_legal(demos.masks)
     bonus = decode_observations(demos.obs).undercut_bonus
     taught, own = knock & (bonus == 25), knock & (bonus == 10)
     assert taught.sum() == figures["rows_taught"] >= 30 and own.any()
@@ -57,7 +57,7 @@ def test_the_teacher_labels_only_the_knocks_of_the_games_it_is_given(tmp_path):
 def test_without_a_filter_the_teacher_labels_every_knock(tmp_path):
     """No ``undercut``: every kept knock row is the teacher's."""
     demos, taught_rows, figures = _gather(tmp_path, None)
-    knock = expert_iteration.knock_rows(demos.masks)
+    knock = knock_legal(demos.masks)
     assert figures["rows_taught"] == figures["knock_rows"] == knock.sum()
     assert (taught_rows == knock).all()
     assert (demos.actions[knock] < KNOCK).all()
@@ -106,7 +106,7 @@ def test_the_fit_repeats_taught_rows_and_gins(tmp_path):
 def test_the_anchor_relabels_only_the_untaught_rows(tmp_path):
     """``relabel``: untaught rows take the anchor's choice, taught rows keep the teacher's."""
     demos, taught, _ = _gather(tmp_path, frozenset({25}))
-    knock = expert_iteration.knock_rows(demos.masks)
+    knock = knock_legal(demos.masks)
     assert (demos.actions[knock & ~taught] >= KNOCK).all()  # the student, simple, knocks
     out = expert_iteration.relabel(demos, taught, NeverKnocks())
     assert (out.actions[taught] == demos.actions[taught]).all()
