@@ -13,7 +13,13 @@ import torch
 from helpers import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
-from agents.policies.card_layers import CONTEXT_START, CardActorCritic, privileged_planes
+from agents.policies.card_layers import (
+    CONTEXT_START,
+    N_CONTEXT,
+    CardActorCritic,
+    CardFeatures,
+    privileged_planes,
+)
 from agents.policies.model import load_policy
 from agents.training.card_net import (
     N_PLANES,
@@ -102,10 +108,10 @@ def test_logits_follow_the_action_ids() -> None:
         last = heads.pickup[-1]
         last.weight.zero_()
         last.bias.copy_(torch.tensor([1.0, 2.0, 3.0]))  # draw, take, pass
-    grid = torch.zeros(1, 2, N_CARDS)
-    grid[0, 0, card_id("7D")] = 5.0
-    grid[0, 1, card_id("QS")] = 6.0
-    features = torch.cat([grid.flatten(1), torch.zeros(1, 3 * 2 + OBS_DIM - 364)], dim=1)
+    cards = torch.zeros(1, N_CARDS, 2)
+    cards[0, card_id("7D"), 0] = 5.0
+    cards[0, card_id("QS"), 1] = 6.0
+    features = CardFeatures(cards, torch.zeros(1, 3 * 2 + N_CONTEXT), torch.zeros(1, 0))
     logits = heads.forward_actor(features)[0]
     assert logits.shape == (N_ACTIONS,)
     assert logits[card_id("7D")] == 5.0 and logits[:N_CARDS].sum() == 5.0
@@ -212,7 +218,7 @@ def test_network_matches_the_plain_convolutions(width: int) -> None:
     logits, value = net.logits_of(features), net.value_of(features)
     grid, ref_logits, ref_value = _reference_forward(net, obs)
     torch.testing.assert_close(
-        features[:, : grid[0].numel()], grid.flatten(1), rtol=1e-5, atol=1e-4
+        features.cards, grid.flatten(2).transpose(1, 2), rtol=1e-5, atol=1e-4
     )
     torch.testing.assert_close(logits, ref_logits, rtol=1e-5, atol=1e-4)
     torch.testing.assert_close(value, ref_value, rtol=1e-5, atol=1e-4)
