@@ -9,6 +9,9 @@ things before anything loads numpy or torch:
   plays small batches between engine steps, and with several OpenMP threads its forward
   passes ran ~30x slower whenever another process held the other core (threads
   spin-waiting); training sets torch's threads from its config;
+- passive OpenMP waiting (``OMP_WAIT_POLICY=PASSIVE``): an idle OpenMP thread sleeps
+  instead of spinning, so a run with ``ppo.torch_threads: 2`` no longer collapses when
+  another process holds a core (measured in docs/training.md);
 - a check that ``import agents`` gives hollywood-gin's package: the import name is also
   used by the OpenAI Agents SDK, and whichever comes first on ``sys.path`` shadows the
   other. A wrong one stops the program with exit status 2 and a message saying so.
@@ -21,6 +24,7 @@ import sys
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def shadowing_message(module: object) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the CLIs: no spinning threads
 
 import pytest  # noqa: E402
 

@@ -44,8 +44,14 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: shipped to the workers: the importable code, the shipped models and the configs
 SHIPPED = ("agents", "hgin_env", "models", "configs")
-#: one thread per worker process for torch and numpy (as the CLIs do)
-WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+#: one thread per worker process for torch and numpy, idle OpenMP threads asleep rather
+#: than spinning (as the CLIs set them; an env runner sets ``ppo.torch_threads`` itself)
+WORKER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OMP_WAIT_POLICY": "PASSIVE",
+}
 #: what a local cluster sets in the driver's environment while it runs
 LOCAL_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 

@@ -231,7 +231,8 @@ class PPOConfig:
             ``env.privileged``, whose block holds the targets).
         activation: ``relu`` or ``tanh``.
         ortho_init: orthogonal weight initialisation (SB3's default).
-        torch_threads: threads torch may use (the env uses one core; 1 is best on 2).
+        torch_threads: threads torch may use (2 speeds the update on an idle 2-core
+            machine; the CLIs make OpenMP's idle threads sleep, not spin).
         device: torch device (``cpu``; ``auto`` picks a GPU when there is one).
         env_workers: processes stepping the games (1: the trainer's own; K > 1: K env
             worker processes of ``n_envs / K`` games each, see docs/workers.md).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,17 @@ def test_a_shadowing_agents_package_stops_the_cli_with_a_clear_message(tmp_path)
     assert proc.returncode == 2
     assert "is not hollywood-gin's" in proc.stderr and str(fake) in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_the_clis_make_idle_openmp_threads_sleep_unless_told_otherwise(given, expected):
+    """Importing a CLI sets ``OMP_WAIT_POLICY=PASSIVE`` before torch loads; a set value stays."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os, hgin_cli.train; print(os.environ['OMP_WAIT_POLICY'])"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == expected

@@ -22,3 +22,10 @@ def test_every_shipped_folder_is_shipped_and_nothing_else() -> None:
     for name in SHIPPED:
         assert (REPO_ROOT / name).is_dir() and f"/{name}" not in excludes
     assert "/tests" in excludes and "/docs" in excludes
+
+
+def test_the_workers_run_one_thread_with_idle_openmp_threads_asleep() -> None:
+    """Each worker gets one BLAS/OpenMP thread and passive OpenMP waiting, as the CLIs set."""
+    env_vars = runtime_env()["env_vars"]
+    assert env_vars["OMP_NUM_THREADS"] == "1"
+    assert env_vars["OMP_WAIT_POLICY"] == "PASSIVE"
