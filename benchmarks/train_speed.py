@@ -8,7 +8,11 @@ process of its own, so that no recipe warms another's caches.
 
 ``--baseline REV`` measures the same recipes with the code of git revision ``REV`` too
 (exported into a temporary folder and run from there), round by round beside the
-current tree: the ``x baseline`` column is the median of the per-round ratios.
+current tree: the ``x baseline`` column is the median of the per-round ratios. By default
+both trees train the current tree's configs (the code's speed-up on one recipe);
+``--baseline-recipes own`` gives the baseline its own revision's configs, so that the
+ratio is end to end: a recipe as it shipped then against the same recipe as it ships now
+(epochs, batch sizes and all).
 
 The SB3 profile splits the timed rollouts' wall time into exclusive parts (a part that
 calls another is charged only its own time):
@@ -26,7 +30,8 @@ calls another is charged only its own time):
 Usage::
 
     python -m benchmarks.train_speed [--configs default cards_vs_simple ...]
-        [--backends sb3 rllib] [--baseline REV] [--device cpu] [--repeats 3] [--rollouts 2]
+        [--backends sb3 rllib] [--baseline REV] [--baseline-recipes {current,own}]
+        [--device cpu] [--repeats 3] [--rollouts 2]
 """
 
 from __future__ import annotations
@@ -178,30 +183,44 @@ def measure_rllib(config: Any, rollouts: int) -> dict[str, Any]:
     return {"fps": steps / seconds, "parts": {}, "seconds": seconds}
 
 
-def measure(recipe: str, backend: str, rollouts: int, device: str = "cpu") -> dict[str, Any]:
+def measure(
+    recipe: str, backend: str, rollouts: int, device: str = "cpu", configs: str = ""
+) -> dict[str, Any]:
     """One measurement of ``recipe`` (a shipped config's name) on ``backend``.
 
-    ``device``: the learner's torch device (``ppo.device``).
+    ``device``: the learner's torch device (``ppo.device``); ``configs``: the folder of
+    the config files (default: this tree's ``configs/``).
     """
     from agents.training.config import load_config
 
     overrides = ["ppo.env_workers=1", f"ppo.device={device}"]
-    config = load_config(str(ROOT / "configs" / f"{recipe}.yaml"), overrides)
+    folder = Path(configs) if configs else ROOT / "configs"
+    config = load_config(str(folder / f"{recipe}.yaml"), overrides)
     run = measure_sb3 if backend == "sb3" else measure_rllib
     return run(config, rollouts)
 
 
 def child(
-    tree: Path, recipe: str, backend: str, rollouts: int, device: str = "cpu"
+    tree: Path,
+    recipe: str,
+    backend: str,
+    rollouts: int,
+    device: str = "cpu",
+    configs: Path | None = None,
 ) -> dict[str, Any] | None:
-    """Run ``measure`` in a new process on the code of ``tree``; None if it fails there."""
+    """Run ``measure`` in a new process on the code of ``tree``; None if it fails there.
+
+    ``configs``: the config folder (default: the current tree's).
+    """
     code = (
         "import sys, json; sys.path.insert(0, sys.argv[1]); "
         "import runpy; m = runpy.run_path(sys.argv[2]); "
-        "a = sys.argv; r = m['measure'](a[3], a[4], int(a[5]), a[6]); "
+        "a = sys.argv; r = m['measure'](a[3], a[4], int(a[5]), a[6], a[7]); "
         "print('RESULT ' + json.dumps(r))"
     )
-    argv = [sys.executable, "-c", code, str(tree), __file__, recipe, backend, str(rollouts), device]
+    folder = str(configs or ROOT / "configs")
+    argv = [sys.executable, "-c", code, str(tree), __file__, recipe, backend, str(rollouts),
+            device, folder]  # fmt: skip
     proc = subprocess.run(argv, cwd=tree, capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -236,6 +255,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="shipped configs by name, or 'all' (default: default)")  # fmt: skip
     parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=["sb3"])
     parser.add_argument("--baseline", metavar="REV", help="also measure git revision REV")
+    parser.add_argument("--baseline-recipes", choices=("current", "own"), default="current",
+                        help="the configs the baseline trains: the current tree's (the "
+                        "code's speed-up, default) or its own revision's (end to end)")  # fmt: skip
     parser.add_argument("--device", default="cpu", help="the learner's torch device (cpu)")
     parser.add_argument("--rollouts", type=int, default=2, help="timed rollouts (default 2)")
     add_repeats(parser, default=3)
@@ -254,10 +276,19 @@ def main(argv: list[str] | None = None) -> None:
             trees["baseline"] = export(args.baseline, Path(tmp))
         rows = [(r, b) for r in recipes for b in args.backends]
         got: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        configs = {"current": ROOT / "configs"}
+        if args.baseline:
+            own = args.baseline_recipes == "own"
+            configs["baseline"] = trees["baseline"] / "configs" if own else ROOT / "configs"
+            missing = [r for r in recipes if not (configs["baseline"] / f"{r}.yaml").exists()]
+            if missing:
+                parser.error(f"{args.baseline} has no config named {', '.join(missing)}")
         for round_ in range(args.repeats):
             for recipe, backend in rows:
                 for label, tree in trees.items():
-                    result = child(tree, recipe, backend, args.rollouts, args.device)
+                    result = child(
+                        tree, recipe, backend, args.rollouts, args.device, configs[label]
+                    )
                     print(f"  round {round_ + 1}: {recipe}/{backend} {label}: "
                           + (f"{result['fps']:,.0f} steps/s" if result else "failed"),
                           file=sys.stderr, flush=True)  # fmt: skip
@@ -270,7 +301,8 @@ def report(got: dict[tuple[str, str, str], list[dict[str, Any]]], rows: list, ar
     """Print the steps/s table and, for SB3, the per-part profile of the current tree."""
     header = ["recipe", "backend", "steps/s (median)", "range"]
     if args.baseline:
-        header += [f"{args.baseline} steps/s", "x baseline (per round)"]
+        which = "its own recipes" if args.baseline_recipes == "own" else "the same recipes"
+        header += [f"{args.baseline} steps/s ({which})", "x baseline (per round)"]
     table = []
     for recipe, backend in rows:
         now = got.get((recipe, backend, "current"), [])
