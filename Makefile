@@ -37,10 +37,10 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-# The main job: the default training run, about 4 minutes on 2 cores (imitation of the
+# The main job: the default training run, about 2 minutes on 2 cores (imitation of the
 # expert bot, then PPO over full series; TensorBoard logs, checkpoints and final_model.zip
 # under runs/quickstart__<time>/), then the model against two bots over full Hollywood
-# series (it wins about 41% of them against simple).
+# series (it wins about 42% of them against simple).
 run: setup
 	@run=quickstart__$$(date +%Y%m%d-%H%M%S); set -e; \
 	$(PY) train.py --run-name $$run; \
