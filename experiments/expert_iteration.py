@@ -9,8 +9,12 @@ shipped ``ppo-knock`` model. One iteration:
    The student's actions are the ones played, so the states are those it meets.
 2. **Labels from the teacher.** At every decision where a knock is legal the teacher
    (``searcher``: ``searcher@1``, whose prior and rollouts are ``ppo-league2``) chooses;
-   that choice is the policy target. Of the other decisions a share ``other`` is kept with the
-   student's own choice as the target, so the rest of its play stays as it was.
+   that choice is the policy target. With ``--teach-share P`` it also labels a share ``P``
+   of the other decisions with a choice (draws, pickups, discards: a teacher that searches
+   them, ``searcher:decisions=all``). ``--undercut`` limits the teaching to games of
+   those undercut bonuses. Of the untaught decisions a share ``other`` is kept with the
+   student's own choice as the target, so the rest of its play stays as it was. Ctrl-C
+   ends the gathering early and keeps the rows labelled so far.
 3. **Imitation** (``agents.training.sb3.pretrain.imitate``, the same masked
    cross-entropy as ``pretrain.teacher``) for ``epochs`` passes from the student's
    weights; the value head is not fitted (``value_coef`` 0: no returns are recorded),
@@ -67,12 +71,14 @@ def gather(
     other: float,
     rng: np.random.Generator,
     undercut: frozenset[int] | None = None,
+    teach_share: float = 0.0,
 ) -> tuple[Demonstrations, np.ndarray, dict[str, float]]:
     """Step ``env`` with the student's actions until the teacher has labelled ``decisions`` rows.
 
-    The teacher labels the rows where a knock is legal (of the games whose undercut
-    bonus is in ``undercut``, when given); every knock row is kept, the others with
-    chance ``other``, each labelled with the student's own choice.
+    The teacher labels the rows where a knock is legal and, with chance ``teach_share``, each
+    other row with a choice (of the games whose undercut bonus is in ``undercut``, when
+    given); every knock row and every taught row is kept, the others with chance
+    ``other``, each labelled with the student's own choice.
 
     Returns:
         The kept rows, bool[rows]: those the teacher labelled, and figures: rows seen,
@@ -82,36 +88,41 @@ def gather(
     obs = env.reset()
     kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     seen = knocks = taught = changed = student_knocks = teacher_knocks = 0
-    bar = tqdm(total=decisions, desc="knock decisions labelled")
-    while taught < decisions:
-        masks = np.array(env.action_masks(), dtype=bool)
-        plain = plain_observations(obs)
-        actions = np.asarray(student.act(plain, masks), dtype=np.int64)
-        labels = actions.copy()
-        knock = knock_legal(masks)
-        teach = knock.copy()
-        if undercut is not None and knock.any():
-            bonus = decode_observations(plain[knock]).undercut_bonus
-            teach[knock] = np.isin(bonus, sorted(undercut))
-        if teach.any():
-            labels[teach] = np.asarray(teacher.act(plain[teach], masks[teach]), dtype=np.int64)
-        keep = knock | (rng.random(knock.size) < other)
-        kept.append((plain[keep], masks[keep], labels[keep], teach[keep]))
-        seen += knock.size
-        knocks += int(knock.sum())
-        taught += int(teach.sum())
-        changed += int((labels[teach] != actions[teach]).sum())
-        student_knocks += int((actions[teach] >= KNOCK).sum())
-        teacher_knocks += int((labels[teach] >= KNOCK).sum())
-        bar.update(min(int(teach.sum()), decisions - bar.n))
-        obs, _, _, _ = env.step(actions)
+    bar = tqdm(total=decisions, desc="decisions labelled")
+    try:
+        while taught < decisions:
+            masks = np.array(env.action_masks(), dtype=bool)
+            plain = plain_observations(obs)
+            actions = np.asarray(student.act(plain, masks), dtype=np.int64)
+            labels = actions.copy()
+            knock = knock_legal(masks)
+            teach = knock.copy()
+            if teach_share > 0:  # no extra draw otherwise: the knock-only runs replay as they were
+                teach |= (rng.random(knock.size) < teach_share) & (masks.sum(axis=1) > 1)
+            if undercut is not None and teach.any():
+                bonus = decode_observations(plain[teach]).undercut_bonus
+                teach[teach] = np.isin(bonus, sorted(undercut))
+            if teach.any():
+                labels[teach] = np.asarray(teacher.act(plain[teach], masks[teach]), dtype=np.int64)
+            keep = knock | teach | (rng.random(knock.size) < other)
+            kept.append((plain[keep], masks[keep], labels[keep], teach[keep]))
+            seen += knock.size
+            knocks += int(knock.sum())
+            taught += int(teach.sum())
+            changed += int((labels[teach] != actions[teach]).sum())
+            student_knocks += int((actions[teach] >= KNOCK).sum())
+            teacher_knocks += int((labels[teach] >= KNOCK).sum())
+            bar.update(min(int(teach.sum()), decisions - bar.n))
+            obs, _, _, _ = env.step(actions)
+    except KeyboardInterrupt:  # Ctrl-C: stop early, keep every row labelled so far
+        bar.write(f"interrupted: keeping the {taught} rows labelled so far")
     bar.close()
     parts = [np.concatenate([k[i] for k in kept]) for i in range(4)]
     demos = Demonstrations(parts[0], parts[1], parts[2], np.zeros(parts[2].size, np.float32))
     figures = {
         "rows_seen": seen,
         "knock_rows": knocks,
-        "rows_taught": taught,
+        "rows_taught": int(parts[3].sum()),  # every taught row is kept
         "rows_kept": int(parts[2].size),
         "teacher_changed": changed / max(taught, 1),
         "student_knock_share": student_knocks / max(taught, 1),
@@ -228,6 +239,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--teacher", default="searcher", help="a search spec (or any policy)")
     parser.add_argument("--decisions", type=int, default=20_000, help="knock rows to label")
     parser.add_argument("--other", type=float, default=0.2, help="share of other rows kept")
+    parser.add_argument(
+        "--teach-share",
+        type=float,
+        default=0.0,
+        help="share of the rows with a choice and no legal knock the teacher also labels",
+    )
     parser.add_argument("--games", type=int, default=128, help="series played at once")
     parser.add_argument("--opponents", default=OPPONENTS, help="YAML mapping name: weight")
     parser.add_argument(
@@ -280,8 +297,9 @@ def main(argv: list[str] | None = None) -> None:
             rng = np.random.default_rng(args.seed)
             undercut = None if args.undercut is None else frozenset(args.undercut)
             demos, taught, figures = gather(
-                env, student, teacher, args.decisions, args.other, rng, undercut
-            )
+                env, student, teacher, args.decisions, args.other, rng, undercut,
+                args.teach_share,
+            )  # fmt: skip
             env.close()
         save_demos(args.out / "demos.npz", demos, taught, figures)
     t_gather = time.perf_counter() - t0
@@ -308,6 +326,7 @@ def main(argv: list[str] | None = None) -> None:
         "seed": args.seed,
         "games": args.games if gathered else None,
         "other": args.other if gathered else None,
+        "teach_share": args.teach_share if gathered else None,
         "undercut": args.undercut if gathered else None,
         "demos": None if args.demos is None else [str(file) for file in args.demos],
         "learning_rate": args.learning_rate,

@@ -27,12 +27,13 @@ class NeverKnocks:
         return masks.argmax(axis=1)
 
 
-def _gather(tmp_path, undercut):
+def _gather(tmp_path, undercut, teach_share=0.0):
     env = expert_iteration.student_games(CONFIG, "{simple: 1}", 8, 11, tmp_path)
     try:
         return expert_iteration.gather(
-            env, load_policy("simple"), NeverKnocks(), 30, 0.1, np.random.default_rng(0), undercut
-        )
+            env, load_policy("simple"), NeverKnocks(), 30, 0.1, np.random.default_rng(0),
+            undercut, teach_share,
+        )  # fmt: skip
     finally:
         env.close()
 
@@ -61,6 +62,21 @@ def test_without_a_filter_the_teacher_labels_every_knock(tmp_path):
     assert figures["rows_taught"] == figures["knock_rows"] == knock.sum()
     assert (taught_rows == knock).all()
     assert (demos.actions[knock] < KNOCK).all()
+
+
+def test_a_teach_share_labels_other_decisions_of_the_games_given(tmp_path):
+    """``teach_share=1``: every undercut-10 row with a choice is the teacher's, none of 25's."""
+    demos, taught_rows, figures = _gather(tmp_path, frozenset({10}), teach_share=1.0)
+    bonus = decode_observations(demos.obs).undercut_bonus
+    choice = demos.masks.sum(axis=1) > 1
+    assert (taught_rows == (choice & (bonus == 10))).all()
+    assert figures["rows_taught"] == taught_rows.sum() >= 30
+    assert (~knock_legal(demos.masks) & taught_rows).any()  # not only the knocks
+    # the teacher's label: its lowest legal non-knock action, on every taught row
+    assert (
+        demos.actions[taught_rows] == NeverKnocks().act(demos.obs, demos.masks)[taught_rows]
+    ).all()
+    assert not taught_rows[bonus == 25].any()
 
 
 def test_an_iteration_writes_a_network_that_plays(tmp_path):
