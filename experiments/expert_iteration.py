@@ -110,8 +110,8 @@ def gather(
             knocks += int(knock.sum())
             taught += int(teach.sum())
             changed += int((labels[teach] != actions[teach]).sum())
-            student_knocks += int((actions[teach] >= KNOCK).sum())
-            teacher_knocks += int((labels[teach] >= KNOCK).sum())
+            student_knocks += int(is_knock(actions[teach]).sum())
+            teacher_knocks += int(is_knock(labels[teach]).sum())
             bar.update(min(int(teach.sum()), decisions - bar.n))
             obs, _, _, _ = env.step(actions)
     except KeyboardInterrupt:  # Ctrl-C: stop early, keep every row labelled so far
@@ -129,6 +129,11 @@ def gather(
         "teacher_knock_share": teacher_knocks / max(taught, 1),
     }
     return demos, parts[3], figures
+
+
+def is_knock(actions: np.ndarray) -> np.ndarray:
+    """bool: the actions that are knocks (not discards, draws, pickups or passes)."""
+    return (actions >= KNOCK) & (actions < KNOCK + N_CARDS)
 
 
 def save_demos(path: Path, demos: Demonstrations, taught: np.ndarray, figures: dict) -> None:
@@ -149,7 +154,7 @@ def load_demos(path: Path) -> tuple[Demonstrations, np.ndarray, dict]:
 
 def gin_rows(demos: Demonstrations) -> np.ndarray:
     """bool[rows]: the label is a knock that leaves no deadwood (a gin)."""
-    knock = (demos.actions >= KNOCK) & (demos.actions < KNOCK + N_CARDS)
+    knock = is_knock(demos.actions)
     card = np.where(knock, demos.actions - KNOCK, 0)
     left = decode_observations(demos.obs).discard_deadwood[np.arange(card.size), card]
     return knock & (left == 0)
@@ -200,7 +205,7 @@ def agreement(policy: TorchPolicy, demos: Demonstrations, taught: np.ndarray) ->
     return {
         "taught_agreement": float(same[taught].mean()) if taught.any() else float("nan"),
         "other_agreement": float(same[~taught].mean()) if (~taught).any() else float("nan"),
-        "taught_knock_share": float((played[taught] >= KNOCK).mean()) if taught.any() else 0.0,
+        "taught_knock_share": float(is_knock(played[taught]).mean()) if taught.any() else 0.0,
         "gin_agreement": float(same[gins].mean()) if gins.any() else 0.0,
     }
 
