@@ -231,6 +231,58 @@ def assert_plays_legally(policy, env, steps: int) -> None:
         obs, _, _, _ = env.step(actions)
 
 
+def knock_decisions(name: str, undercut: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of the decisions with a legal knock met by shipped model ``name``.
+
+    The model plays the agent's seat of 64 series against ``patient`` (seed 77) for 300
+    steps under undercut bonus ``undercut``.
+    """
+    from agents.policies.model import load_policy
+    from hgin_env.engine.actions import knock_legal
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(
+        64, opponent="patient", mode="series", seed=77, rules=RulesConfig(undercut_bonus=undercut)
+    )
+    policy = load_policy(name)
+    obs = np.asarray(env.reset())
+    rows, masks_kept = [], []
+    for _ in range(300):
+        masks = np.array(env.action_masks(), dtype=bool)
+        knock = knock_legal(masks)
+        rows.append(obs[knock])
+        masks_kept.append(masks[knock])
+        obs = np.asarray(env.step(policy.act(obs, masks))[0])
+    return np.concatenate(rows), np.concatenate(masks_kept)
+
+
+def gin_and_knocks(
+    names: list[str], obs: np.ndarray, masks: np.ndarray
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """bool[rows]: a gin is legal; and, per policy name, bool[rows]: it knocks there."""
+    from agents.policies.model import load_policy
+    from hgin_env.envs.observation import decode_observations
+
+    deadwood = decode_observations(obs).discard_deadwood
+    least = np.where(masks[:, KNOCK : KNOCK + N_CARDS], deadwood, 999).min(axis=1)
+    knocks = {}
+    for name in names:
+        actions = load_policy(name).act(obs, masks)
+        knocks[name] = (actions >= KNOCK) & (actions < KNOCK + N_CARDS)
+    return least == 0, knocks
+
+
+def assert_model_plays_legally(name: str, undercut: int) -> None:
+    """A few hundred batched decisions of model ``name`` against patient (series) are legal."""
+    from agents.policies.model import load_policy
+    from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+    env = HollywoodGinVecEnv(
+        16, opponent="patient", mode="series", seed=31, rules=RulesConfig(undercut_bonus=undercut)
+    )
+    assert_plays_legally(load_policy(name), env, 150)
+
+
 # ------------------------------------------------------------------ evaluation JSON
 PAIR_KEYS = {
     "name_a", "name_b", "seed", "duplicate", "rules", "n_series", "deal_sequences",
