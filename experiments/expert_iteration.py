@@ -50,8 +50,7 @@ from agents.training.config import PretrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents
 from agents.training.sb3.pretrain import Demonstrations, imitate
 from agents.training.sb3.runner import make_env
-from hgin_env.engine.actions import KNOCK, knock_legal
-from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.actions import KNOCK, is_knock, knock_legal
 from hgin_env.envs.observation import decode_observations, plain_observations
 
 #: the opponents of the student's games: the league's reference players, ``patient``
@@ -129,11 +128,6 @@ def gather(
         "teacher_knock_share": teacher_knocks / max(taught, 1),
     }
     return demos, parts[3], figures
-
-
-def is_knock(actions: np.ndarray) -> np.ndarray:
-    """bool: the actions that are knocks (not discards, draws, pickups or passes)."""
-    return (actions >= KNOCK) & (actions < KNOCK + N_CARDS)
 
 
 def save_demos(path: Path, demos: Demonstrations, taught: np.ndarray, figures: dict) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 import yaml
 
 from agents.training.config import build_config
-from hgin_env.engine.actions import DRAW, KNOCK, action_text, parse_action
+from hgin_env.engine.actions import DRAW, KNOCK, action_text, is_knock, parse_action
 from hgin_env.engine.cards import N_CARDS, card_text, parse_card_list
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE, STOCK_START, GinEngine
@@ -268,7 +268,7 @@ def gin_and_knocks(
     knocks = {}
     for name in names:
         actions = load_policy(name).act(obs, masks)
-        knocks[name] = (actions >= KNOCK) & (actions < KNOCK + N_CARDS)
+        knocks[name] = is_knock(actions)
     return least == 0, knocks
 
 

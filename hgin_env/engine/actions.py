@@ -38,6 +38,12 @@ def knock_legal(masks: np.ndarray) -> np.ndarray:
     return np.asarray(np.asarray(masks)[:, KNOCK : KNOCK + N_CARDS].any(axis=1))
 
 
+def is_knock(actions: np.ndarray) -> np.ndarray:
+    """bool[N]: which action ids of ``int[N]`` are knocks (not discards, draws or passes)."""
+    actions = np.asarray(actions)
+    return (actions >= KNOCK) & (actions < KNOCK + N_CARDS)
+
+
 def action_text(action: int | np.integer) -> str:
     """Describe an action id in words: ``"discard 7H"``, ``"knock 7H"``, ``"draw"``...
 

@@ -29,7 +29,15 @@ from helpers import (
     top,
 )
 
-from hgin_env.engine.actions import DRAW, N_ACTIONS, PASS, TAKE, knock_legal, parse_action
+from hgin_env.engine.actions import (
+    DRAW,
+    N_ACTIONS,
+    PASS,
+    TAKE,
+    is_knock,
+    knock_legal,
+    parse_action,
+)
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState, Outcome, Phase
@@ -239,6 +247,14 @@ def test_knock_legal_flags_the_rows_that_may_knock():
     masks = np.stack([mask for mask, _ in rows])
     assert knock_legal(masks).tolist() == [want for _, want in rows]
     assert not knock_legal(np.zeros((2, N_ACTIONS), dtype=bool)).any()
+
+
+def test_is_knock_names_the_knock_ids_only():
+    """``is_knock``: the ids of "knock C" for every card, none of discards, draw, take, pass."""
+    texts = ["discard AC", "discard KS", "knock AC", "knock KS", "draw", "take", "pass"]
+    ids = np.array([parse_action(t) for t in texts])
+    assert is_knock(ids).tolist() == [t.startswith("knock") for t in texts]
+    assert is_knock(np.arange(N_ACTIONS)).sum() == 52
 
 
 @pytest.mark.parametrize(("allow", "expected"), [(False, "KS"), (True, "KS QS")])
