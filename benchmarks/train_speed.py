@@ -210,10 +210,11 @@ def child(
 ) -> dict[str, Any] | None:
     """Run ``measure`` in a new process on the code of ``tree``; None if it fails there.
 
-    ``configs``: the config folder (default: the current tree's).
+    The process is set up as ``train.py`` sets it up: it imports the tree's ``hgin_cli``
+    first. ``configs``: the config folder (default: the current tree's).
     """
     code = (
-        "import sys, json; sys.path.insert(0, sys.argv[1]); "
+        "import sys, json; sys.path.insert(0, sys.argv[1]); import hgin_cli; "
         "import runpy; m = runpy.run_path(sys.argv[2]); "
         "a = sys.argv; r = m['measure'](a[3], a[4], int(a[5]), a[6], a[7]); "
         "print('RESULT ' + json.dumps(r))"

@@ -56,3 +56,43 @@ def test_the_clis_make_idle_openmp_threads_sleep_unless_told_otherwise(given, ex
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == expected
+
+
+#: allocate 24 blocks of 1 MiB, write them and free them, 20 times after 3 warm-up rounds,
+#: then print the page faults per round (glibc hands a freed heap top back to the OS and
+#: faults it in again unless told to keep it)
+FAULTS = """
+import resource, sys
+if sys.argv[1] == "cli":
+    import hgin_cli.train
+import numpy as np
+def round_():
+    blocks = [np.ones(1 << 17) for _ in range(24)]
+    del blocks
+for _ in range(3):
+    round_()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):
+    round_()
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+    reason="mallopt is glibc's",
+)
+def test_the_clis_keep_freed_memory_instead_of_faulting_it_in_again():
+    """Under a CLI, freeing and reallocating megabytes costs no new page faults."""
+
+    def faults(mode: str) -> float:
+        proc = subprocess.run(
+            [sys.executable, "-c", FAULTS, mode],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return float(proc.stdout)
+
+    plain, cli = faults("plain"), faults("cli")
+    assert plain > 1000  # 24 MiB handed back and faulted in every round
+    assert cli < plain / 10
