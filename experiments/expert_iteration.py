@@ -8,7 +8,7 @@ shipped ``ppo-knock`` model. One iteration:
    bots and networks under the student's training rules mix (undercut bonus 10 and 25).
    The student's actions are the ones played, so the states are those it meets.
 2. **Labels from the teacher.** At every decision where a knock is legal the teacher
-   (``searcher``: ``searcher@1``, whose prior and rollouts are ``ppo-league2``) chooses;
+   (by default ``searcher@1``, whose prior and rollouts are ``ppo-league2``) chooses;
    that choice is the policy target. With ``--teach-share P`` it also labels a share ``P``
    of the other decisions with a choice (draws, pickups, discards: a teacher that searches
    them, ``searcher:decisions=all``). ``--undercut`` limits the teaching to games of
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run one iteration (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--student", required=True, help="a shipped model name or a folder")
-    parser.add_argument("--teacher", default="searcher", help="a search spec (or any policy)")
+    parser.add_argument("--teacher", default="searcher@1", help="a search spec (or any policy)")
     parser.add_argument("--decisions", type=int, default=20_000, help="knock rows to label")
     parser.add_argument("--other", type=float, default=0.2, help="share of other rows kept")
     parser.add_argument(

@@ -626,6 +626,9 @@ SEARCHER = "searcher"
 SEARCHERS: dict[int, str] = {
     1: "worlds=128,top=0,z=1,belief=deadwood,rollout=ppo-league2,objective=points,"
     "decisions=knock,rounds=2",
+    # version 1's knock search with ppo-taught playing the moves (the rollouts stay ppo-league2)
+    2: "worlds=128,top=0,z=1,belief=deadwood,prior=ppo-taught,rollout=ppo-league2,"
+    "objective=points,decisions=knock,rounds=2",
 }
 
 

@@ -23,7 +23,7 @@ from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import registered_policies
 
 #: a small searcher for the tests (the shipped one plays 128 worlds)
-SMALL = "searcher:worlds=8"
+SMALL = "searcher@1:worlds=8"
 
 
 def _knock_positions(n: int, plies: int, seed: int) -> SeriesEngine:
@@ -45,34 +45,51 @@ def _knock_positions(n: int, plies: int, seed: int) -> SeriesEngine:
 
 @pytest.fixture(scope="module")
 def small() -> PimcPolicy:
-    """``searcher:worlds=8`` (loads ppo-league2 once for the module)."""
+    """``searcher@1:worlds=8`` (loads ppo-league2 once for the module)."""
     policy = load_policy(SMALL, seed=0)
     assert isinstance(policy, PimcPolicy)
     return policy
 
 
 def test_the_searcher_name_resolves_to_its_versioned_spec(small):
-    """``searcher`` is ``searcher@1``: its fixed pimc spec, listed, recorded with its version."""
+    """``searcher`` is the newest version (``searcher@2``); each version keeps its fixed spec."""
     assert "searcher" in registered_policies()
     assert policy_problem("searcher") is None and policy_problem("searcher@1:worlds=8") is None
     assert (
-        searcher_params("searcher") == searcher_params("searcher@1") == parse_params(SEARCHERS[1])
+        searcher_params("searcher") == searcher_params("searcher@2") == parse_params(SEARCHERS[2])
     )
+    assert searcher_params("searcher@1") == parse_params(SEARCHERS[1])
     assert small.name == "searcher@1:worlds=8"
     assert small.params == parse_params(SEARCHERS[1].replace("worlds=128", "worlds=8"))
     assert small.params.spec() == (
         "pimc:worlds=8,top=0,z=1,belief=deadwood,rollout=ppo-league2,objective=points,"
         "decisions=knock,rounds=2"
     )
-    assert policy_version("searcher") == "searcher@1"
+    # version 2 is version 1 with ppo-taught as the prior
+    assert searcher_params("searcher@2") == searcher_params("searcher@1:prior=ppo-taught")
+    assert policy_version("searcher") == "searcher@2"
+    assert policy_version("searcher@1") == "searcher@1"
     assert policy_version(small) == "searcher@1:worlds=8"
+
+
+def test_searcher_2_plays_ppo_taught_where_it_searches_nothing():
+    """Off the knock decisions ``searcher@2`` plays ``ppo-taught``'s moves, not ppo-league2's."""
+    series = SeriesEngine(16, seed=11)
+    series.reset()
+    eng = series.engine
+    obs = encode_observations(eng, eng.current_player, series.sheets)
+    masks = eng.legal_action_mask()
+    assert not knock_legal(masks).any()
+    two = load_policy("searcher@2:worlds=2", seed=0)
+    taught = load_policy("ppo-taught", seed=0)
+    assert np.array_equal(two.act(obs, masks), taught.act(obs, masks))
 
 
 @pytest.mark.parametrize(
     "spec, named",
     [
-        ("searcher@9", "searcher@1"),
-        ("searcher@x", "searcher@1"),
+        ("searcher@9", "searcher@1, searcher@2"),
+        ("searcher@x", "searcher@1, searcher@2"),
         ("searcher:worlds=0", "worlds"),
         ("searcher:rounds=0", "rounds"),
         ("searcher:", "sets no option"),
