@@ -11,7 +11,7 @@ shipped ``ppo-knock`` model. One iteration:
    (by default ``searcher@1``, whose prior and rollouts are ``ppo-league2``) chooses;
    that choice is the policy target. With ``--teach-share P`` it also labels a share ``P``
    of the other decisions with a choice (draws, pickups, discards: a teacher that searches
-   them, ``searcher:decisions=all``). ``--undercut`` limits the teaching to games of
+   them, ``searcher@1:decisions=all``). ``--undercut`` limits the teaching to games of
    those undercut bonuses. Of the untaught decisions a share ``other`` is kept with the
    student's own choice as the target, so the rest of its play stays as it was. Ctrl-C
    ends the gathering early and keeps the rows labelled so far.
