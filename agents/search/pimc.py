@@ -49,7 +49,7 @@ from agents.search.worlds import (
     world_keys,
     world_weights,
 )
-from hgin_env.engine.actions import KNOCK, N_ACTIONS, knock_legal
+from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, knock_legal
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState
@@ -63,8 +63,9 @@ from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 NAME = "pimc"
 OBJECTIVES = ("series", "points")
 BELIEFS = ("uniform", "deadwood", "learned")
-#: which decisions are searched: every one with a choice, or only those where a knock is legal
-DECISIONS = ("all", "knock")
+#: which decisions are searched: every one with a choice, only those where a knock is legal,
+#: only the draws (upcard or stock), or both of those
+DECISIONS = ("all", "knock", "draw", "knock+draw")
 #: most rounds of successive halving
 MAX_ROUNDS = 8
 #: most worlds per decision
@@ -112,11 +113,15 @@ class PimcParams:
             network plays, the search overrules it where the rollouts are sure.
         rollout: the policy playing both seats in the rollouts (a registered name or a
             model path; not a ``pimc`` spec).
+        own: the policy playing the searching seat in the rollouts, ``rollout`` then
+            playing only the opponent's (empty: ``rollout`` plays both seats).
         objective: ``series`` (chance of winning the series) or ``points``.
-        decisions: ``all`` (every decision with a choice is searched) or ``knock`` (only
+        decisions: ``all`` (every decision with a choice is searched), ``knock`` (only
             the discards where a knock is legal, between the least-deadwood knock, the
-            prior's choice and the prior's best non-knock discard, "go on"; the prior
-            plays every other decision unsearched).
+            prior's choice and the prior's best non-knock discard, "go on"), ``draw``
+            (only the draws: the upcard against the stock, or the first upcard against
+            passing it) or ``knock+draw`` (both); the prior plays every other decision
+            unsearched.
         rounds: successive halving: the worlds are played in ``rounds`` equal batches,
             and after each batch but the last every game keeps the better half of its
             candidates by mean value so far (the prior's choice always stays); 1: every
@@ -132,6 +137,7 @@ class PimcParams:
     belief: str = "uniform"
     prior: str = ""
     rollout: str = "simple"
+    own: str = ""
     objective: str = "series"
     decisions: str = "all"
     rounds: int = 1
@@ -149,6 +155,8 @@ class PimcParams:
         if self.prior:
             parts.append(f"prior={self.prior}")
         parts.append(f"rollout={self.rollout}")
+        if self.own:
+            parts.append(f"own={self.own}")
         parts.append(f"objective={self.objective}")
         if self.decisions != "all":
             parts.append(f"decisions={self.decisions}")
@@ -171,8 +179,8 @@ def parse_params(text: str) -> PimcParams:
     """
     values = split_items(text, NAME)
     known = (
-        "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "objective",
-        "decisions", "rounds",
+        "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "own",
+        "objective", "decisions", "rounds",
         *RULES_PARAMS,
     )  # fmt: skip
     for key in values:
@@ -210,8 +218,9 @@ def parse_params(text: str) -> PimcParams:
         kwargs["rounds"] = _integer("rounds", values["rounds"], 1, MAX_ROUNDS)
     if "rollout" in values:
         kwargs["rollout"] = values["rollout"]
-    if "prior" in values:
-        kwargs["prior"] = values["prior"]
+    for name in ("prior", "own"):
+        if name in values:
+            kwargs[name] = values[name]
     rules: dict[str, Any] = {}
     for name in RULES_PARAMS:
         if name in values:
@@ -222,8 +231,9 @@ def parse_params(text: str) -> PimcParams:
         raise ValueError(f"pimc parameter: {exc}") from exc
     params = PimcParams(**kwargs)
     check_rollout(params.rollout)
-    if params.prior:
-        check_rollout(params.prior, "prior")
+    for name in ("prior", "own"):
+        if getattr(params, name):
+            check_rollout(getattr(params, name), name)
     return params
 
 
@@ -296,8 +306,19 @@ class PimcPolicy:
         else:
             self.prior = self.rollout
         self._prior_call = PolicyCall.of(self.prior)
+        #: the searching seat's policy in the rollouts (None: the rollout policy's)
+        self._own_call: PolicyCall | None = None
+        players = [self.rollout]
+        if self.params.own:
+            from agents.policies.model import load_policy
+
+            same = self.params.own == self.params.prior
+            players.append(self.prior if same else load_policy(self.params.own, seed))
+            self._own_call = PolicyCall.of(players[-1])
         # a network reads the score sheet; the bots do not, so they skip encoding it
-        self._rollout_sheets = getattr(self.rollout, "name", "") not in ("simple", "expert")
+        self._rollout_sheets = any(
+            getattr(p, "name", "") not in ("simple", "expert") for p in players
+        )
         #: engine actions taken inside rollouts since construction (for the benchmarks)
         self.rollout_actions = 0
 
@@ -324,16 +345,32 @@ class PimcPolicy:
         prior = np.asarray(self._prior_call(observations, masks, keys=keys)).astype(np.int64)
         actions = prior.copy()
         obs = np.asarray(observations)
-        if self.params.decisions == "knock":
-            cands = self._knock_candidates(obs, masks, keys, prior)
-        else:
-            cands = candidates(observations, masks, prior, self.params.top)
+        cands = self.searched_candidates(obs, masks, keys, prior)
         todo = np.flatnonzero(cands.sum(axis=1) > 1)
         for rows, rules in rule_groups(obs, todo, self.params.rules):
             actions[rows] = self._choose(
                 obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules
             )
         return actions
+
+    def searched_candidates(
+        self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
+    ) -> np.ndarray:
+        """bool[N, 107]: each row's candidates under ``decisions``.
+
+        A row whose decision is not searched has the prior's choice alone.
+        """
+        searched = self.params.decisions
+        if searched == "all":
+            return candidates(obs, masks, prior, self.params.top)
+        cands = np.zeros_like(masks)
+        cands[np.arange(masks.shape[0]), prior] = True
+        if "knock" in searched:
+            cands |= self._knock_candidates(obs, masks, keys, prior)
+        if "draw" in searched:
+            draws = np.flatnonzero(masks[:, DRAW:].any(axis=1))
+            cands[draws] = masks[draws]
+        return cands
 
     def _knock_candidates(
         self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
@@ -502,10 +539,25 @@ class PimcPolicy:
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
             step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
-            actions[live] = self._rollout_call(obs, masks, keys=step_keys)
+            actions[live] = self._rollout_actions(seats, obs, masks, step_keys)
             moves[live] += 1
             engine.step(actions)
             self.rollout_actions += live.size
+
+    def _rollout_actions(
+        self, seats: np.ndarray, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray
+    ) -> np.ndarray:
+        """int64[R]: the rollout players' actions; seat 0 is the searching seat."""
+        if self._own_call is None:
+            return np.asarray(self._rollout_call(obs, masks, keys=keys))
+        out = np.zeros(seats.size, dtype=np.int64)
+        for call, rows in (
+            (self._own_call, np.flatnonzero(seats == 0)),
+            (self._rollout_call, np.flatnonzero(seats != 0)),
+        ):
+            if rows.size:
+                out[rows] = call(obs[rows], masks[rows], keys=keys[rows])
+        return out
 
     def _values(
         self,

@@ -22,6 +22,7 @@ from agents.search.worlds import (
     world_keys,
 )
 from hgin_env.engine.cards import N_CARDS, parse_cards
+from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.melds import min_deadwood
 from hgin_env.engine.series import SeriesEngine
@@ -84,6 +85,8 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
         ("pimc:split=maybe", "split"),
         ("pimc:evidence=0", "evidence"),
         ("pimc:belief=psychic", "belief"),
+        ("pimc:own=no-such-bot", "own"),
+        ("pimc:own=pimc", "own"),
     ],
 )
 def test_a_bad_parameter_is_refused_naming_it(spec, named):
@@ -205,6 +208,30 @@ def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
     # KS leaves 0; TH and 7H leave 10 (the run 7H-9H or 8H-TH stays), the higher id first
     assert np.flatnonzero(kept[0, :N_CARDS]).tolist() == [16, 35, 51]
     assert candidates(obs, masks, prior, top=0)[0, :N_CARDS].sum() == 11
+
+
+def test_own_plays_the_searching_seat_of_the_rollouts_and_rollout_the_opponent():
+    """``own=expert``: seat 0 (the searcher's) of every rollout plays expert, seat 1 simple."""
+    from hgin_env.envs.policy import PolicyCall
+
+    series = _positions(12, 9, seed=6)
+    obs, masks, keys = search_decision(series)
+    mixed = load_policy("pimc:worlds=8,own=expert,objective=points")
+    assert mixed.name == "pimc:worlds=8,top=0,z=1,rollout=simple,own=expert,objective=points"
+    seats = np.arange(12) % 2
+    expert = PolicyCall.of(load_policy("expert"))(obs, masks, keys=keys)
+    simple = SimpleBot(0).act(obs, masks)
+    assert not np.array_equal(expert, simple)  # the two players differ on these rows
+    played = mixed._rollout_actions(seats, obs, masks, keys)
+    assert np.array_equal(played, np.where(seats == 0, expert, simple))
+    # and the rollouts use it: the candidates' values differ from simple's for both seats
+    plain = load_policy("pimc:worlds=8,objective=points")
+    seen = seen_position(obs, masks, RulesConfig())
+    prior = simple.astype(np.int64)
+    a = mixed.candidate_values(seen, masks, keys, prior)[0]
+    b = plain.candidate_values(seen, masks, keys, prior)[0]
+    assert np.isfinite(a).sum() == np.isfinite(b).sum() > 12
+    assert not np.array_equal(a, b)
 
 
 def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):

@@ -94,6 +94,7 @@ def test_searcher_2_plays_ppo_taught_where_it_searches_nothing():
         ("searcher:rounds=0", "rounds"),
         ("searcher:", "sets no option"),
         ("pimc:decisions=some", "decisions"),
+        ("pimc:decisions=draw+knock", "decisions"),
         ("pimc:rounds=9", "rounds"),
     ],
 )
@@ -120,6 +121,34 @@ def test_the_knock_search_plays_the_prior_where_no_knock_is_legal(small):
     actions = small.act(obs, masks, keys=keys)
     assert np.array_equal(actions[~knock_rows], prior[~knock_rows])
     assert masks[np.arange(16), actions].all()
+
+
+@pytest.mark.parametrize("decisions", ["draw", "knock+draw"])
+def test_the_draw_search_weighs_the_upcard_against_the_stock(small, decisions):
+    """``decisions=draw``: every draw row has both its choices; ``knock+draw`` adds the knocks."""
+    from hgin_env.engine.actions import DRAW, PASS, TAKE
+
+    search = load_policy(f"{SMALL},decisions={decisions}", seed=0)
+    assert search.name == f"{SMALL},decisions={decisions}"
+    # half the games at a draw, half at a discard (where some may knock)
+    parts = [search_decision(_knock_positions(12, plies, seed=7)) for plies in (30, 31)]
+    obs, masks, keys = (np.concatenate(p) for p in zip(*parts, strict=True))
+    draw_rows = masks[:, DRAW:].any(axis=1)
+    knock_rows = knock_legal(masks)
+    assert draw_rows.sum() >= 4 and knock_rows.sum() >= 3
+    prior = search.prior.act(obs, masks)
+    cands = search.searched_candidates(obs, masks, keys, prior)
+    assert np.array_equal(cands[draw_rows], masks[draw_rows])
+    assert set(np.flatnonzero(cands[draw_rows].any(axis=0))) <= {DRAW, TAKE, PASS}
+    knocks = small._knock_candidates(obs, masks, keys, prior)
+    other = ~draw_rows
+    if decisions == "draw":
+        assert (cands[other].sum(axis=1) == 1).all()
+    else:
+        assert np.array_equal(cands[other], knocks[other])
+    actions = search.act(obs, masks, keys=keys)
+    assert masks[np.arange(24), actions].all()
+    assert np.array_equal(actions[other & ~knock_rows], prior[other & ~knock_rows])
 
 
 def test_the_searcher_decides_the_same_alone_and_in_a_batch(small):
