@@ -681,6 +681,9 @@ SEARCHERS: dict[int, str] = {
     # version 1's knock search with ppo-taught playing the moves (the rollouts stay ppo-league2)
     2: "worlds=128,top=0,z=1,belief=deadwood,prior=ppo-taught,rollout=ppo-league2,"
     "objective=points,decisions=knock,rounds=2",
+    # version 2 with ppo-taught also playing the searching seat of the rollouts
+    3: "worlds=128,top=0,z=1,belief=deadwood,prior=ppo-taught,rollout=ppo-league2,"
+    "own=ppo-taught,objective=points,decisions=knock,rounds=2",
 }
 
 

@@ -52,11 +52,11 @@ def small() -> PimcPolicy:
 
 
 def test_the_searcher_name_resolves_to_its_versioned_spec(small):
-    """``searcher`` is the newest version (``searcher@2``); each version keeps its fixed spec."""
+    """``searcher`` is the newest version (``searcher@3``); each version keeps its fixed spec."""
     assert "searcher" in registered_policies()
     assert policy_problem("searcher") is None and policy_problem("searcher@1:worlds=8") is None
     assert (
-        searcher_params("searcher") == searcher_params("searcher@2") == parse_params(SEARCHERS[2])
+        searcher_params("searcher") == searcher_params("searcher@3") == parse_params(SEARCHERS[3])
     )
     assert searcher_params("searcher@1") == parse_params(SEARCHERS[1])
     assert small.name == "searcher@1:worlds=8"
@@ -67,7 +67,10 @@ def test_the_searcher_name_resolves_to_its_versioned_spec(small):
     )
     # version 2 is version 1 with ppo-taught as the prior
     assert searcher_params("searcher@2") == searcher_params("searcher@1:prior=ppo-taught")
-    assert policy_version("searcher") == "searcher@2"
+    # version 3 is version 2 with ppo-taught playing the searcher's seat of the rollouts
+    assert searcher_params("searcher@3") == searcher_params("searcher@2:own=ppo-taught")
+    assert policy_version("searcher") == "searcher@3"
+    assert policy_version("searcher@2") == "searcher@2"
     assert policy_version("searcher@1") == "searcher@1"
     assert policy_version(small) == "searcher@1:worlds=8"
 
@@ -88,8 +91,8 @@ def test_searcher_2_plays_ppo_taught_where_it_searches_nothing():
 @pytest.mark.parametrize(
     "spec, named",
     [
-        ("searcher@9", "searcher@1, searcher@2"),
-        ("searcher@x", "searcher@1, searcher@2"),
+        ("searcher@9", "searcher@1, searcher@2, searcher@3"),
+        ("searcher@x", "searcher@1, searcher@2, searcher@3"),
         ("searcher:worlds=0", "worlds"),
         ("searcher:rounds=0", "rounds"),
         ("searcher:", "sets no option"),
