@@ -2,7 +2,8 @@
 
 At every decision with more than one legal action it samples ``worlds`` deals of what
 the seat cannot see (``agents.search.worlds``), plays every legal action in every world
-to the end of the hand with the ``rollout`` policy playing both seats, and takes the
+to the end of the hand with the ``rollout`` policy playing both seats (or, with
+``own``, only the opponent's, ``own`` playing the searching seat), and takes the
 action with the best mean value; the same worlds and the same rollout random numbers
 serve every candidate (common random numbers). Values (``objective``):
 
