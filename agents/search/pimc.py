@@ -217,9 +217,7 @@ def parse_params(text: str) -> PimcParams:
             kwargs[name] = _choice(name, values[name], choices)
     if "rounds" in values:
         kwargs["rounds"] = _integer("rounds", values["rounds"], 1, MAX_ROUNDS)
-    if "rollout" in values:
-        kwargs["rollout"] = values["rollout"]
-    for name in ("prior", "own"):
+    for name in ("rollout", "prior", "own"):
         if name in values:
             kwargs[name] = values[name]
     rules: dict[str, Any] = {}
