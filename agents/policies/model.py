@@ -130,6 +130,10 @@ class ModelPolicy:
         """Return the model's most likely legal action in each row (``int64[N]``, -1: none)."""
         return self._actor.act(observations, action_masks)
 
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """float32[N, 107]: the network's unmasked action logits (``TorchPolicy.logits``)."""
+        return self._actor.logits(observations)
+
     def __reduce__(self) -> tuple:
         """Pickle as the file to load (an env worker process loads the model itself)."""
         return (ModelPolicy, (self.path, self.name))

@@ -21,6 +21,9 @@ unseen cards, or (``belief=deadwood``) resampled so the opponent's hand is as go
 real player's at this turn (``worlds.believed_worlds``), or (``belief=learned``) the same
 with the cards dealt by a learned model of what the opponent holds
 (``agents.search.hand_model``).
+With ``plans``, a knock decision also weighs going on under a fixed knock threshold of
+the searching seat for the rest of the rollout; with ``close``, the decisions the prior
+(a network) is unsure of are searched between its two best actions.
 Random numbers come from the per-game ``keys`` (else from the seeded stream), so a game
 decides the same alone, in a batch or in a worker process.
 
@@ -56,7 +59,12 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
-from hgin_env.envs.observation import decode_observations, encode_observations
+from hgin_env.envs.observation import (
+    DEADWOOD_SCALE,
+    OBS_LAYOUT,
+    decode_observations,
+    encode_observations,
+)
 from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
 from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
 
@@ -71,6 +79,9 @@ DECISIONS = ("all", "knock", "draw", "knock+draw")
 MAX_ROUNDS = 8
 #: most worlds per decision
 MAX_WORLDS = 4096
+#: most knock plans, and the highest threshold (deadwood) one may name
+MAX_PLANS = 4
+MAX_PLAN = 99
 #: the rollout engine drops its finished rows when fewer than this share is live
 COMPACT_BELOW = 0.5
 #: the rules options a spec may set (those the rollouts and the value table use)
@@ -123,6 +134,14 @@ class PimcParams:
             (only the draws: the upcard against the stock, or the first upcard against
             passing it) or ``knock+draw`` (both); the prior plays every other decision
             unsearched.
+        plans: knock thresholds searched as plans of going on: in a row where a knock
+            is legal, each threshold ``k`` adds a candidate that plays the prior's best
+            non-knock discard now and then, for the rest of the rollout, has the searching
+            seat knock as soon as it can leave at most ``k`` deadwood (0: only gin) and
+            never otherwise; it wins the decision as the go-on discard (empty: no plans).
+        close: also search each decision not searched by ``decisions`` where the prior's
+            two most likely legal actions are less than ``close`` apart in its logits,
+            between those two (0: none; the prior must be a network).
         rounds: successive halving: the worlds are played in ``rounds`` equal batches,
             and after each batch but the last every game keeps the better half of its
             candidates by mean value so far (the prior's choice always stays); 1: every
@@ -142,6 +161,8 @@ class PimcParams:
     objective: str = "series"
     decisions: str = "all"
     rounds: int = 1
+    plans: tuple[int, ...] = ()
+    close: float = 0.0
     rules: RulesConfig = field(default_factory=RulesConfig)
 
     def spec(self) -> str:
@@ -163,6 +184,10 @@ class PimcParams:
             parts.append(f"decisions={self.decisions}")
         if self.rounds != 1:
             parts.append(f"rounds={self.rounds}")
+        if self.plans:
+            parts.append("plans=" + "+".join(str(k) for k in self.plans))
+        if self.close:
+            parts.append(f"close={self.close:g}")
         default = RulesConfig()
         for name in RULES_PARAMS:
             value = getattr(self.rules, name)
@@ -181,7 +206,7 @@ def parse_params(text: str) -> PimcParams:
     values = split_items(text, NAME)
     known = (
         "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "own",
-        "objective", "decisions", "rounds",
+        "objective", "decisions", "rounds", "plans", "close",
         *RULES_PARAMS,
     )  # fmt: skip
     for key in values:
@@ -191,25 +216,17 @@ def parse_params(text: str) -> PimcParams:
     if "worlds" in values:
         kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
     if "z" in values:
-        try:
-            kwargs["z"] = float(values["z"])
-        except ValueError:
-            raise ValueError(f"pimc parameter z must be a number, got {values['z']!r}") from None
-        if not 0.0 <= kwargs["z"] <= 10.0:
-            raise ValueError(f"pimc parameter z must be in 0..10, got {kwargs['z']}")
+        kwargs["z"] = _number("z", values["z"], 0.0, 10.0)
     if "split" in values:
         kwargs["split"] = _rules_value("split", values["split"])
     if "evidence" in values:
-        try:
-            kwargs["evidence"] = float(values["evidence"])
-        except ValueError:
-            raise ValueError(
-                f"pimc parameter evidence must be a number, got {values['evidence']!r}"
-            ) from None
-        if not 0.0 < kwargs["evidence"] <= 1.0:
-            raise ValueError(f"pimc parameter evidence must be in (0, 1], got {kwargs['evidence']}")
+        kwargs["evidence"] = _number("evidence", values["evidence"], 0.0, 1.0)
+        if kwargs["evidence"] == 0.0:
+            raise ValueError("pimc parameter evidence must be in (0, 1], got 0")
     if "top" in values:
         kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
+    if "close" in values:
+        kwargs["close"] = _number("close", values["close"], 0.0, 100.0)
     for name, choices in (
         ("objective", OBJECTIVES), ("belief", BELIEFS), ("decisions", DECISIONS)
     ):  # fmt: skip
@@ -220,6 +237,8 @@ def parse_params(text: str) -> PimcParams:
     for name in ("rollout", "prior", "own"):
         if name in values:
             kwargs[name] = values[name]
+    if "plans" in values:
+        kwargs["plans"] = _plans(values["plans"], kwargs.get("decisions", "all"))
     rules: dict[str, Any] = {}
     for name in RULES_PARAMS:
         if name in values:
@@ -234,6 +253,30 @@ def parse_params(text: str) -> PimcParams:
         if getattr(params, name):
             check_rollout(getattr(params, name), name)
     return params
+
+
+def _plans(text: str, decisions: str) -> tuple[int, ...]:
+    """``plans=0+5`` -> ``(0, 5)``: distinct knock thresholds, ascending."""
+    if "knock" not in decisions and decisions != "all":
+        raise ValueError(
+            f"pimc parameter plans needs the knocks searched, not decisions={decisions}"
+        )
+    plans = [_integer("plans", part, 0, MAX_PLAN) for part in text.split("+")]
+    if len(set(plans)) != len(plans) or len(plans) > MAX_PLANS:
+        raise ValueError(
+            f"pimc parameter plans must be at most {MAX_PLANS} distinct thresholds, got {text!r}"
+        )
+    return tuple(sorted(plans))
+
+
+def _number(name: str, text: str, lo: float, hi: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"pimc parameter {name} must be a number, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"pimc parameter {name} must be in {lo:g}..{hi:g}, got {value:g}")
+    return value
 
 
 def _choice(name: str, text: str, choices: tuple[str, ...]) -> str:
@@ -305,6 +348,11 @@ class PimcPolicy:
         else:
             self.prior = self.rollout
         self._prior_call = PolicyCall.of(self.prior)
+        logits = getattr(self.prior, "logits", None)
+        if self.params.close and not callable(logits):
+            name = getattr(self.prior, "name", self.params.prior or self.params.rollout)
+            raise PolicyLoadError(f"pimc parameter close needs a network as the prior, not {name}")
+        self._prior_logits = logits
         #: the searching seat's policy in the rollouts (None: the rollout policy's)
         self._own_call: PolicyCall | None = None
         players = [self.rollout]
@@ -344,58 +392,112 @@ class PimcPolicy:
         prior = np.asarray(self._prior_call(observations, masks, keys=keys)).astype(np.int64)
         actions = prior.copy()
         obs = np.asarray(observations)
-        cands = self.searched_candidates(obs, masks, keys, prior)
-        todo = np.flatnonzero(cands.sum(axis=1) > 1)
+        cands, go_on = self.searched_candidates(obs, masks, keys, prior)
+        todo = np.flatnonzero((cands.sum(axis=1) > 1) | (go_on >= 0))
         for rows, rules in rule_groups(obs, todo, self.params.rules):
             actions[rows] = self._choose(
-                obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules
+                obs[rows], masks[rows], cands[rows], keys[rows], prior[rows], rules, go_on[rows]
             )
         return actions
 
     def searched_candidates(
         self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
-    ) -> np.ndarray:
-        """bool[N, 107]: each row's candidates under ``decisions``.
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's candidates under ``decisions``, and the first move of its plans.
 
-        A row whose decision is not searched has the prior's choice alone.
+        Returns:
+            ``(cands, go_on)``: bool[N, 107], the candidate actions (a row whose decision
+            is not searched has the prior's choice alone); int64[N], the go-on discard the
+            ``plans`` of a row start with (-1: the row has no plans).
         """
         searched = self.params.decisions
+        go_on = np.full(masks.shape[0], -1, dtype=np.int64)
         if searched == "all":
-            return candidates(obs, masks, prior, self.params.top)
+            cands = candidates(obs, masks, prior, self.params.top)
+            if self.params.plans:
+                rows = np.flatnonzero(knock_legal(masks))
+                go_on[rows] = self._go_on(obs, masks, keys, rows)
+            return cands, go_on
+        cands, go_on = self._decided_candidates(obs, masks, keys, prior)
+        if self.params.close:
+            cands |= self._close_calls(obs, masks, cands)
+        return cands, go_on
+
+    def _decided_candidates(
+        self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``searched_candidates`` of the decisions ``decisions`` names (not ``all``)."""
+        searched = self.params.decisions
+        go_on = np.full(masks.shape[0], -1, dtype=np.int64)
         cands = np.zeros_like(masks)
         cands[np.arange(masks.shape[0]), prior] = True
         if "knock" in searched:
-            cands |= self._knock_candidates(obs, masks, keys, prior)
+            knocks, on = self._knock_candidates(obs, masks, keys, prior)
+            cands |= knocks
+            if self.params.plans:
+                go_on = on
         if "draw" in searched:
             draws = np.flatnonzero(masks[:, DRAW:].any(axis=1))
             cands[draws] = masks[draws]
-        return cands
+        return cands, go_on
+
+    def _close_calls(self, obs: np.ndarray, masks: np.ndarray, cands: np.ndarray) -> np.ndarray:
+        """bool[N, 107]: the prior's two best legal actions where they are close.
+
+        Only in the rows not yet searched (one candidate) whose two most likely legal
+        actions are less than ``close`` apart in the prior's logits; no action elsewhere.
+        """
+        out = np.zeros_like(masks)
+        rows = np.flatnonzero((cands.sum(axis=1) == 1) & (masks.sum(axis=1) >= 2))
+        if rows.size == 0:
+            return out
+        assert self._prior_logits is not None  # checked when built
+        logits = np.where(masks[rows], self._prior_logits(obs[rows]), -np.inf)
+        two = np.argsort(-logits, axis=1, kind="stable")[:, :2]
+        best, second = np.take_along_axis(logits, two, axis=1).T
+        near = best - second < self.params.close
+        out[rows[near, None], two[near]] = True
+        return out
+
+    def _go_on(
+        self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        """int64[R]: the prior's choice in ``rows`` had it not been let knock."""
+        if rows.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        go_on = masks[rows].copy()
+        go_on[:, KNOCK : KNOCK + N_CARDS] = False
+        return np.asarray(self._prior_call(obs[rows], go_on, keys=keys[rows])).astype(np.int64)
 
     def _knock_candidates(
         self, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray, prior: np.ndarray
-    ) -> np.ndarray:
-        """bool[N, 107]: knock now against go on, in the rows where a knock is legal.
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Knock now against go on, in the rows where a knock is legal.
 
         The candidates of such a row are the least-deadwood knock, the prior's choice, the
         prior's best non-knock discard (its own choice had it not been let knock) and, with
         ``top=K > 0``, the ``K`` least-deadwood discards (``candidates``); every other row
         has the prior's choice alone, so it is not searched.
+
+        Returns:
+            ``(cands, go_on)``: bool[N, 107] the candidates; int64[N] the prior's best
+            non-knock discard in the rows where a knock is legal (-1 elsewhere).
         """
         out = np.zeros_like(masks)
         out[np.arange(masks.shape[0]), prior] = True
+        go_on = np.full(masks.shape[0], -1, dtype=np.int64)
         rows = np.flatnonzero(knock_legal(masks))
         if rows.size == 0:
-            return out
-        go_on = masks[rows].copy()
-        go_on[:, KNOCK : KNOCK + N_CARDS] = False
-        on = np.asarray(self._prior_call(obs[rows], go_on, keys=keys[rows])).astype(np.int64)
+            return out, go_on
+        on = self._go_on(obs, masks, keys, rows)
         cands = candidates(obs[rows], masks[rows], prior[rows], self.params.top)
         if self.params.top == 0:
             cands[:, :N_CARDS] = False
         cands[np.arange(rows.size), on] = True
         cands[np.arange(rows.size), prior[rows]] = True
         out[rows] = cands & masks[rows]
-        return out
+        go_on[rows] = on
+        return out, go_on
 
     def _choose(
         self,
@@ -405,13 +507,17 @@ class PimcPolicy:
         keys: np.ndarray,
         prior: np.ndarray,
         rules: RulesConfig,
+        go_on: np.ndarray | None = None,
     ) -> np.ndarray:
-        """int64[G]: the chosen action of G games that play under ``rules``."""
+        """int64[G]: the chosen action of G games that play under ``rules``.
+
+        A game whose plan (``go_on`` >= 0) wins plays its go-on discard.
+        """
         actions = prior.copy()
         todo = np.arange(prior.size)
         if todo.size:
             seen = seen_position(obs, masks, rules)
-            values, gain, error = self.candidate_values(seen, cands, keys, prior, rules)
+            values, gain, error = self.candidate_values(seen, cands, keys, prior, rules, go_on)
             # leave the prior's choice only for a candidate clearly better than it
             clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
@@ -421,6 +527,8 @@ class PimcPolicy:
                 actions[todo] = np.where(ok, best, prior[todo])
             else:
                 actions[todo] = np.where(clear, values, -np.inf).argmax(axis=1)
+            if go_on is not None:  # a plan is played as its go-on discard
+                actions = np.where(actions >= N_ACTIONS, go_on, actions)
         return actions
 
     def candidate_values(
@@ -430,6 +538,7 @@ class PimcPolicy:
         keys: np.ndarray,
         prior: np.ndarray,
         rules: RulesConfig | None = None,
+        go_on: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each candidate's mean value over the worlds, and its gain over the prior's choice.
 
@@ -440,11 +549,13 @@ class PimcPolicy:
             keys: uint64[G], the games' decision keys.
             prior: int[G], the prior's choice in each game.
             rules: the rules the G games play under (default the spec's).
+            go_on: int[G], the first move of each game's ``plans`` (-1 or None: no plans).
 
         Returns:
-            ``(values, gain, error)``, float64[G, 107] each (-inf / 0 / inf where not a
-            candidate): the mean value, the mean of the per-world difference to the
-            prior's candidate (same worlds: common random numbers), and its standard error.
+            ``(values, gain, error)``, float64[G, 107 + P] each (-inf / 0 / inf where not
+            a candidate): the mean value, the mean of the per-world difference to the
+            prior's candidate (same worlds: common random numbers), and its standard
+            error; column ``107 + p`` is the game's plan ``p`` (P: the number of plans).
         """
         w = self.params.worlds
         g = masks.shape[0]
@@ -455,8 +566,24 @@ class PimcPolicy:
             wkeys = world_keys(keys, w)  # [G, W]
             worlds = sample_worlds(seen, wkeys)
         game, cand = np.nonzero(masks)  # one entry per (game, candidate)
+        plans = np.asarray(self.params.plans, dtype=np.int64)
+        width = N_ACTIONS + plans.size
+        with_plans = np.flatnonzero(go_on >= 0) if go_on is not None else np.zeros(0, np.int64)
+        if plans.size and with_plans.size:  # plan p of a game is its candidate 107 + p
+            game = np.concatenate([game, np.repeat(with_plans, plans.size)])
+            cand = np.concatenate(
+                [cand, np.tile(N_ACTIONS + np.arange(plans.size), with_plans.size)]
+            )
+            order = np.argsort(game, kind="stable")  # a game's entries stay together
+            game, cand = game[order], cand[order]
+        # each entry's first move and its searching seat's knock threshold (-1: none)
+        first_of, plan_of = cand.copy(), np.full(cand.size, -1, dtype=np.int64)
+        is_plan = np.flatnonzero(cand >= N_ACTIONS)
+        if is_plan.size and go_on is not None:
+            first_of[is_plan] = go_on[game[is_plan]]
+            plan_of[is_plan] = plans[cand[is_plan] - N_ACTIONS]
         weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
-        entry_of = np.full((g, N_ACTIONS), -1)
+        entry_of = np.full((g, width), -1)
         entry_of[game, cand] = np.arange(game.size)
         is_prior = cand == prior[game]
         per_world = np.zeros((game.size, w))  # [E, W]
@@ -468,10 +595,11 @@ class PimcPolicy:
             # rows: (entry, world); the world's row in ``worlds`` is game * W + world
             world_row = (game[e][:, None] * w + span[None, :]).reshape(-1)
             state = worlds.rows(world_row)
-            first = np.repeat(cand[e], span.size)
+            first = np.repeat(first_of[e], span.size)
             rollout_keys = wkeys.reshape(-1)[world_row]
             sheets = self._sheets(seen.sheets, np.repeat(game[e], span.size))
-            winner, points = self._play_out(state, first, rollout_keys, sheets, rules)
+            plan = np.repeat(plan_of[e], span.size) if plans.size else None
+            winner, points = self._play_out(state, first, rollout_keys, sheets, rules, plan)
             value = self._values(seen.sheets, np.repeat(game[e], span.size), winner, points)
             per_world[e[:, None], span[None, :]] = value.reshape(e.size, span.size)
             if hi < w:
@@ -481,9 +609,9 @@ class PimcPolicy:
         half = w // 2 if self.params.split and w >= 2 else 0
         chosen, _, _ = _weighted_stats(per_world[e], diff, weight[e], slice(0, half or w))
         _, mean_diff, error_of = _weighted_stats(per_world[e], diff, weight[e], slice(half, w))
-        values = np.full((g, N_ACTIONS), -np.inf)
-        gain = np.zeros((g, N_ACTIONS))
-        error = np.full((g, N_ACTIONS), np.inf)
+        values = np.full((g, width), -np.inf)
+        gain = np.zeros((g, width))
+        error = np.full((g, width), np.inf)
         values[game[e], cand[e]] = chosen
         gain[game[e], cand[e]] = mean_diff
         error[game[e], cand[e]] = error_of
@@ -503,8 +631,12 @@ class PimcPolicy:
         keys: np.ndarray,
         sheets: ScoreSheets | None,
         rules: RulesConfig | None = None,
+        plan: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Play ``first`` then the rollout policy to the end of every row's hand (``rules``).
+
+        ``plan``: int[R], the knock threshold the searching seat plays in each row (-1:
+        its rollout policy's own knocks).
 
         Returns:
             ``(winner, points)``: int64[R] the seat that scored (-1: none), and its points.
@@ -530,6 +662,8 @@ class PimcPolicy:
                     return winner, points
                 engine = GinEngine.from_state(engine.state.rows(live), rules)
                 ids, keys, moves = ids[live], keys[live], moves[live]
+                if plan is not None:
+                    plan = plan[live]
                 if sheets is not None:
                     sheets = self._sheets(sheets, live)
                 actions = np.zeros(live.size, dtype=np.int64)
@@ -538,21 +672,48 @@ class PimcPolicy:
             obs = encode_observations(engine, seats, sheets, live)
             masks = engine.legal_action_mask(copy=False)[live]
             step_keys = hash_stream(keys[live], moves[live], Salt.SEARCH_ROLLOUT)
-            actions[live] = self._rollout_actions(seats, obs, masks, step_keys)
+            actions[live] = self._rollout_actions(
+                seats, obs, masks, step_keys, None if plan is None else plan[live]
+            )
             moves[live] += 1
             engine.step(actions)
             self.rollout_actions += live.size
 
     def _rollout_actions(
-        self, seats: np.ndarray, obs: np.ndarray, masks: np.ndarray, keys: np.ndarray
+        self,
+        seats: np.ndarray,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        keys: np.ndarray,
+        plan: np.ndarray | None = None,
     ) -> np.ndarray:
-        """int64[R]: the rollout players' actions; seat 0 is the searching seat."""
-        if self._own_call is None:
+        """int64[R]: the rollout players' actions; seat 0 is the searching seat.
+
+        ``plan``: int[R], the searching seat's knock threshold per row (-1: none); in such
+        a row seat 0 knocks (leaving the least deadwood) as soon as it can leave at most
+        the threshold, and otherwise plays its policy with the knocks taken away.
+        """
+        if self._own_call is None and plan is None:
             return np.asarray(self._rollout_call(obs, masks, keys=keys))
+        own = self._own_call or self._rollout_call
         out = np.zeros(seats.size, dtype=np.int64)
+        masks = np.asarray(masks)
+        if plan is not None:
+            planned = np.flatnonzero((seats == 0) & (plan >= 0) & knock_legal(masks))
+            if planned.size:
+                knocks = masks[planned, KNOCK : KNOCK + N_CARDS]
+                dd = np.rint(obs[planned][:, OBS_LAYOUT["discard_deadwood"]] * DEADWOOD_SCALE)
+                dd = np.where(knocks, dd, np.inf)
+                best = dd.argmin(axis=1)
+                knock_now = dd[np.arange(planned.size), best] <= plan[planned]
+                out[planned[knock_now]] = KNOCK + best[knock_now]
+                masks = masks.copy()
+                masks[planned[~knock_now], KNOCK : KNOCK + N_CARDS] = False
+                seats = seats.copy()
+                seats[planned[knock_now]] = -1  # decided: no policy plays these rows
         for call, rows in (
-            (self._own_call, np.flatnonzero(seats == 0)),
-            (self._rollout_call, np.flatnonzero(seats != 0)),
+            (own, np.flatnonzero(seats == 0)),
+            (self._rollout_call, np.flatnonzero(seats == 1)),
         ):
             if rows.size:
                 out[rows] = call(obs[rows], masks[rows], keys=keys[rows])
@@ -683,6 +844,9 @@ SEARCHERS: dict[int, str] = {
     # version 2 with ppo-taught also playing the searching seat of the rollouts
     3: "worlds=128,top=0,z=1,belief=deadwood,prior=ppo-taught,rollout=ppo-league2,"
     "own=ppo-taught,objective=points,decisions=knock,rounds=2",
+    # version 3 also searching the moves ppo-taught is unsure of (two best within 1 logit)
+    4: "worlds=128,top=0,z=1,belief=deadwood,prior=ppo-taught,rollout=ppo-league2,"
+    "own=ppo-taught,objective=points,decisions=knock,rounds=2,close=1",
 }
 
 
