@@ -303,7 +303,9 @@ def test_close_calls_are_searched_between_the_priors_two_best_actions():
     prior = search.prior.act(obs, masks).astype(np.int64)
     cands, _ = search.searched_candidates(obs, masks, keys, prior)
     knocks = knock_legal(masks)
-    bare, _ = load_policy("searcher@3:worlds=8", seed=0).searched_candidates(obs, masks, keys, prior)
+    bare, _ = load_policy("searcher@3:worlds=8", seed=0).searched_candidates(
+        obs, masks, keys, prior
+    )
     assert np.array_equal(cands[knocks], bare[knocks])  # the knock rows as before
     logits = np.where(masks, search.prior.logits(obs), -np.inf)
     ordered = np.sort(logits, axis=1)
