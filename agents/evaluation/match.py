@@ -112,8 +112,8 @@ def policy_version(spec: PolicyLike) -> str | None:
 
     A bot's versioned name with its options (``simple@2``, ``patient@1:knock_turns=4``;
     ``Bot.spec``), from a policy object or from a bot name, which is not loaded for it;
-    the named search's (``searcher`` gives its newest version, ``searcher@4``); ``name@version`` for another
-    policy that has both attributes (``random@1``).
+    the named search's (``searcher`` gives its newest version, ``searcher@4``);
+    ``name@version`` for another policy that has both attributes (``random@1``).
     """
     if isinstance(spec, str):
         if spec == RandomPolicy.name:
