@@ -19,8 +19,11 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import stat
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -82,19 +85,45 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _create_temp(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if path.exists():  # keep the mode of the file replaced, as open(path, "w") does
-                os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _interrupt_after():
+        fd, tmp = _create_temp(path)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                if path.exists():  # keep the mode of the file replaced, as open(path, "w") does
+                    os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return path
+
+
+@contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold a SIGINT that arrives inside the block until the block has finished.
+
+    A Ctrl-C inside ``torch.save`` breaks its zip writer mid-file (a ``RuntimeError``, not
+    a ``KeyboardInterrupt``), so the interrupted run would lose the checkpoint it was
+    writing. Held here, the signal reaches the previous handler once the file is whole.
+    Only the main thread can own signal handlers; elsewhere the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        if callable(previous):
+            previous(signal.SIGINT, held[0])
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
 
 
 def _create_temp(path: Path) -> tuple[int, Path]:

@@ -327,3 +327,20 @@ def test_cleaning_removes_half_written_rllib_checkpoints(tmp_path: Path) -> None
     lone.write_text("{}")
     assert clean_run_folder(tmp_path) == sorted([*halves, lone])
     assert sorted(p.name for p in folder.iterdir()) == [kept.name, "ckpt_000000000512.json"]
+
+
+def test_a_ctrl_c_inside_a_file_write_lands_after_the_file_is_whole(tmp_path: Path) -> None:
+    """SIGINT in mid-write: the file is still written whole, then KeyboardInterrupt is raised."""
+    from agents.training.checkpoint import atomic_write
+
+    def write(f) -> None:  # noqa: ANN001 - a binary file
+        f.write(b"first half, ")
+        os.kill(os.getpid(), signal.SIGINT)  # delivered at the next bytecode boundary
+        time.sleep(0.05)
+        f.write(b"second half")
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(tmp_path / "model.zip", write)
+    assert (tmp_path / "model.zip").read_bytes() == b"first half, second half"
+    assert [p.name for p in tmp_path.iterdir()] == ["model.zip"]  # no temp file left
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
