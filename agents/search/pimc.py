@@ -60,9 +60,8 @@ from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.envs.observation import (
-    DEADWOOD_SCALE,
-    OBS_LAYOUT,
     decode_observations,
+    discard_deadwood,
     encode_observations,
 )
 from hgin_env.envs.policy import Policy, PolicyCall, PolicyLoadError
@@ -410,10 +409,9 @@ class PimcPolicy:
             is not searched has the prior's choice alone); int64[N], the go-on discard the
             ``plans`` of a row start with (-1: the row has no plans).
         """
-        searched = self.params.decisions
-        go_on = np.full(masks.shape[0], -1, dtype=np.int64)
-        if searched == "all":
+        if self.params.decisions == "all":
             cands = candidates(obs, masks, prior, self.params.top)
+            go_on = np.full(masks.shape[0], -1, dtype=np.int64)
             if self.params.plans:
                 rows = np.flatnonzero(knock_legal(masks))
                 go_on[rows] = self._go_on(obs, masks, keys, rows)
@@ -702,8 +700,7 @@ class PimcPolicy:
             planned = np.flatnonzero((seats == 0) & (plan >= 0) & knock_legal(masks))
             if planned.size:
                 knocks = masks[planned, KNOCK : KNOCK + N_CARDS]
-                dd = np.rint(obs[planned][:, OBS_LAYOUT["discard_deadwood"]] * DEADWOOD_SCALE)
-                dd = np.where(knocks, dd, np.inf)
+                dd = np.where(knocks, discard_deadwood(obs[planned]), np.inf)
                 best = dd.argmin(axis=1)
                 knock_now = dd[np.arange(planned.size), best] <= plan[planned]
                 out[planned[knock_now]] = KNOCK + best[knock_now]
@@ -801,7 +798,7 @@ def candidates(
     rows = np.flatnonzero(masks[:, :N_CARDS].any(axis=1))
     if rows.size == 0:
         return out
-    dd = decode_observations(np.asarray(observations)[rows]).discard_deadwood.astype(np.float64)
+    dd = discard_deadwood(np.asarray(observations)[rows]).astype(np.float64)
     # ties: the higher card id first (a king before a queen), as a tiny offset
     score = dd - np.arange(N_CARDS) * 1e-3
     knocks = masks[rows, KNOCK : KNOCK + N_CARDS]

@@ -312,6 +312,20 @@ def layout_version(width: int) -> int:
     raise ValueError(f"an observation of {width} entries matches no layout (widths {known})")
 
 
+def discard_deadwood(obs: np.ndarray) -> np.ndarray:
+    """int64[N, 52]: the deadwood each discard would leave.
+
+    NO_DEADWOOD where the card is not held or the seat is not discarding: the
+    ``DecodedObservation.discard_deadwood`` field, without decoding the rest.
+    """
+    obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_DIM)
+    L = OBS_LAYOUT
+    dd = np.rint(obs[:, L["discard_deadwood"]] * DEADWOOD_SCALE).astype(np.int64)
+    held = obs[:, L["hand"]] > 0.5
+    discarding = obs[:, L["phase"]][:, PHASE_DISCARD] > 0.5
+    return np.where(discarding[:, None] & held, dd, NO_DEADWOOD)
+
+
 def decode_observations(obs: np.ndarray) -> DecodedObservation:
     """Turn float32[N, OBS_DIM] observations back into arrays (the inverse of the encoder)."""
     obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_DIM)
@@ -320,9 +334,7 @@ def decode_observations(obs: np.ndarray) -> DecodedObservation:
     top = np.where(top_block.any(axis=1), top_block.argmax(axis=1), -1)
     phase_block = obs[:, L["phase"]]
     hand = obs[:, L["hand"]] > 0.5
-    dd = np.rint(obs[:, L["discard_deadwood"]] * DEADWOOD_SCALE).astype(np.int64)
-    discarding = phase_block[:, PHASE_DISCARD] > 0.5
-    dd = np.where(discarding[:, None] & hand, dd, NO_DEADWOOD)
+    dd = discard_deadwood(obs)
 
     def points(name: str) -> np.ndarray:
         return np.rint(obs[:, L[name].start] * POINTS_SCALE).astype(np.int64)
