@@ -155,12 +155,26 @@ def gin_rows(demos: Demonstrations) -> np.ndarray:
 
 
 def oversample(
-    demos: Demonstrations, taught: np.ndarray, times: int, gin_times: int = 1
+    demos: Demonstrations,
+    taught: np.ndarray,
+    times: int,
+    gin_times: int = 1,
+    changed: np.ndarray | None = None,
+    changed_times: int = 1,
 ) -> Demonstrations:
-    """The rows with each taught row ``times`` times, each gin ``gin_times`` (the others once)."""
+    """The rows with each taught row ``times`` times, each gin ``gin_times`` (the others once).
+
+    With ``changed`` (bool[rows]), each of those rows is also repeated ``changed_times``
+    times in all (on top of its taught repeats): the rows where the teacher's label
+    differs from what the student played.
+    """
     gins = np.flatnonzero(gin_rows(demos))
+    extra = [] if changed is None else [np.flatnonzero(changed)] * (changed_times - 1)
     index = np.concatenate(
-        [np.arange(taught.size)] + [np.flatnonzero(taught)] * (times - 1) + [gins] * (gin_times - 1)
+        [np.arange(taught.size)]
+        + [np.flatnonzero(taught)] * (times - 1)
+        + [gins] * (gin_times - 1)
+        + extra
     )
     return Demonstrations(
         demos.obs[index], demos.masks[index], demos.actions[index], demos.returns[index]
@@ -262,6 +276,13 @@ def main(argv: list[str] | None = None) -> None:
         "--repeat-gin", type=int, default=1, help="each row labelled gin this many times"
     )
     parser.add_argument(
+        "--repeat-changed",
+        type=int,
+        default=1,
+        help="each taught row whose label differs from the student's own choice this many "
+        "times more",
+    )
+    parser.add_argument(
         "--anchor",
         default=None,
         help="label the untaught rows with this policy's choice (default: as gathered)",
@@ -309,7 +330,13 @@ def main(argv: list[str] | None = None) -> None:
     t1 = time.perf_counter()
     if args.anchor is not None:
         demos = relabel(demos, taught, load_policy(args.anchor, seed=args.seed))
-    rows = oversample(demos, taught, args.repeat_taught, args.repeat_gin)
+    changed = None
+    if args.repeat_changed > 1:  # the student's own choice, before the fit moves it
+        changed = taught & (greedy(student, demos, np.arange(taught.size)) != demos.actions)
+        figures["rows_changed"] = int(changed.sum())
+    rows = oversample(
+        demos, taught, args.repeat_taught, args.repeat_gin, changed, args.repeat_changed
+    )
     history = imitate(model, rows, pretrain, args.seed)
     t_fit = time.perf_counter() - t1
     model.policy.set_training_mode(False)
@@ -331,6 +358,7 @@ def main(argv: list[str] | None = None) -> None:
         "learning_rate": args.learning_rate,
         "repeat_taught": args.repeat_taught,
         "repeat_gin": args.repeat_gin,
+        "repeat_changed": args.repeat_changed,
         "anchor": args.anchor,
         "epochs": history,
         "gather_s": round(t_gather, 1),

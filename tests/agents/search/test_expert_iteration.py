@@ -128,3 +128,20 @@ def test_the_anchor_relabels_only_the_untaught_rows(tmp_path):
     assert (out.actions[taught] == demos.actions[taught]).all()
     assert (out.actions[~taught] == NeverKnocks().act(demos.obs, demos.masks)[~taught]).all()
     assert (out.actions[knock] < KNOCK).all()
+
+
+def test_the_fit_repeats_the_rows_where_the_teacher_changed_the_students_choice(tmp_path):
+    """``oversample`` with ``changed``: those rows ``changed_times`` times more in all."""
+    demos, taught, _ = _gather(tmp_path, frozenset({25}))
+    changed = np.zeros(taught.size, dtype=bool)
+    changed[np.flatnonzero(taught)[:2]] = True  # two taught rows the teacher changed
+    changed[np.flatnonzero(~taught)[:1]] = True  # any row marked is repeated, taught or not
+    plain = expert_iteration.oversample(demos, taught, 2)
+    rows = expert_iteration.oversample(demos, taught, 2, 1, changed, 4)
+    assert rows.actions.size == plain.actions.size + 3 * 3
+    first = np.flatnonzero(changed)
+    for row in first:  # each changed row: its taught repeats and three more
+        same = (rows.obs == demos.obs[row]).all(axis=1) & (rows.actions == demos.actions[row])
+        twin = (demos.obs == demos.obs[row]).all(axis=1) & (demos.actions == demos.actions[row])
+        expected = sum(2 if taught[i] else 1 for i in np.flatnonzero(twin)) + 3
+        assert same.sum() == expected
