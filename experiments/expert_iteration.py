@@ -164,9 +164,9 @@ def oversample(
 ) -> Demonstrations:
     """The rows with each taught row ``times`` times, each gin ``gin_times`` (the others once).
 
-    With ``changed`` (bool[rows]), each of those rows is also repeated ``changed_times``
-    times in all (on top of its taught repeats): the rows where the teacher's label
-    differs from what the student played.
+    With ``changed`` (bool[rows]: the rows where the teacher's label differs from what the
+    student played), each of those rows gets ``changed_times - 1`` more copies on top of
+    its taught repeats.
     """
     gins = np.flatnonzero(gin_rows(demos))
     extra = [] if changed is None else [np.flatnonzero(changed)] * (changed_times - 1)
@@ -279,8 +279,8 @@ def main(argv: list[str] | None = None) -> None:
         "--repeat-changed",
         type=int,
         default=1,
-        help="each taught row whose label differs from the student's own choice this many "
-        "times more",
+        help="N: each taught row whose label differs from the student's own choice gets "
+        "N - 1 more copies (1: none)",
     )
     parser.add_argument(
         "--anchor",

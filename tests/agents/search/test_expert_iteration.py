@@ -131,7 +131,7 @@ def test_the_anchor_relabels_only_the_untaught_rows(tmp_path):
 
 
 def test_the_fit_repeats_the_rows_where_the_teacher_changed_the_students_choice(tmp_path):
-    """``oversample`` with ``changed``: those rows ``changed_times`` times more in all."""
+    """``oversample`` with ``changed``: those rows get ``changed_times - 1`` more copies."""
     demos, taught, _ = _gather(tmp_path, frozenset({25}))
     changed = np.zeros(taught.size, dtype=bool)
     changed[np.flatnonzero(taught)[:2]] = True  # two taught rows the teacher changed
