@@ -332,7 +332,9 @@ def main(argv: list[str] | None = None) -> None:
         demos = relabel(demos, taught, load_policy(args.anchor, seed=args.seed))
     changed = None
     if args.repeat_changed > 1:  # the student's own choice, before the fit moves it
-        changed = taught & (greedy(student, demos, np.arange(taught.size)) != demos.actions)
+        rows_taught = np.flatnonzero(taught)
+        changed = np.zeros(taught.size, dtype=bool)
+        changed[rows_taught] = greedy(student, demos, rows_taught) != demos.actions[rows_taught]
         figures["rows_changed"] = int(changed.sum())
     rows = oversample(
         demos, taught, args.repeat_taught, args.repeat_gin, changed, args.repeat_changed
