@@ -44,6 +44,7 @@ import numpy as np
 
 from agents.bots.features import decision_keys
 from agents.search.hand_model import shipped_hand_model
+from agents.search.inference import discard_likelihoods
 from agents.search.series_value import series_values
 from agents.search.worlds import (
     SeenPosition,
@@ -141,6 +142,9 @@ class PimcParams:
         close: also search each decision not searched by ``decisions`` where the prior's
             two most likely legal actions are less than ``close`` apart in its logits,
             between those two (0: none; the prior must be a network).
+        infer: weigh each world by the opponent model's (``rollout``'s) chance of the
+            opponent's last discard from the world's hand, to this power
+            (``agents.search.inference``; 0: not weighed; 1: the model's own chances).
         rounds: successive halving: the worlds are played in ``rounds`` equal batches,
             and after each batch but the last every game keeps the better half of its
             candidates by mean value so far (the prior's choice always stays); 1: every
@@ -162,6 +166,7 @@ class PimcParams:
     rounds: int = 1
     plans: tuple[int, ...] = ()
     close: float = 0.0
+    infer: float = 0.0
     rules: RulesConfig = field(default_factory=RulesConfig)
 
     def spec(self) -> str:
@@ -187,6 +192,8 @@ class PimcParams:
             parts.append("plans=" + "+".join(str(k) for k in self.plans))
         if self.close:
             parts.append(f"close={self.close:g}")
+        if self.infer:
+            parts.append(f"infer={self.infer:g}")
         default = RulesConfig()
         for name in RULES_PARAMS:
             value = getattr(self.rules, name)
@@ -205,7 +212,7 @@ def parse_params(text: str) -> PimcParams:
     values = split_items(text, NAME)
     known = (
         "worlds", "top", "z", "split", "evidence", "belief", "prior", "rollout", "own",
-        "objective", "decisions", "rounds", "plans", "close",
+        "objective", "decisions", "rounds", "plans", "close", "infer",
         *RULES_PARAMS,
     )  # fmt: skip
     for key in values:
@@ -226,6 +233,8 @@ def parse_params(text: str) -> PimcParams:
         kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
     if "close" in values:
         kwargs["close"] = _number("close", values["close"], 0.0, 100.0)
+    if "infer" in values:
+        kwargs["infer"] = _number("infer", values["infer"], 0.0, 10.0)
     for name, choices in (
         ("objective", OBJECTIVES), ("belief", BELIEFS), ("decisions", DECISIONS)
     ):  # fmt: skip
@@ -515,7 +524,9 @@ class PimcPolicy:
         todo = np.arange(prior.size)
         if todo.size:
             seen = seen_position(obs, masks, rules)
-            values, gain, error = self.candidate_values(seen, cands, keys, prior, rules, go_on)
+            values, gain, error = self.candidate_values(
+                seen, cands, keys, prior, rules, go_on, observations=obs
+            )
             # leave the prior's choice only for a candidate clearly better than it
             clear = gain > self.params.z * np.where(np.isfinite(error), error, 1e300)
             clear[np.arange(todo.size), prior[todo]] = True
@@ -537,6 +548,7 @@ class PimcPolicy:
         prior: np.ndarray,
         rules: RulesConfig | None = None,
         go_on: np.ndarray | None = None,
+        observations: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each candidate's mean value over the worlds, and its gain over the prior's choice.
 
@@ -548,6 +560,8 @@ class PimcPolicy:
             prior: int[G], the prior's choice in each game.
             rules: the rules the G games play under (default the spec's).
             go_on: int[G], the first move of each game's ``plans`` (-1 or None: no plans).
+            observations: float32[G, OBS_DIM], the games' observations (``seen`` was read
+                from them); needed with ``infer``.
 
         Returns:
             ``(values, gain, error)``, float64[G, 107 + P] each (-inf / 0 / inf where not
@@ -580,7 +594,16 @@ class PimcPolicy:
         if is_plan.size and go_on is not None:
             first_of[is_plan] = go_on[game[is_plan]]
             plan_of[is_plan] = plans[cand[is_plan] - N_ACTIONS]
-        weight = world_weights(seen, worlds, self.params.evidence)[game]  # [E, W]
+        belief = world_weights(seen, worlds, self.params.evidence)  # [G, W]
+        if self.params.infer:
+            if observations is None:
+                raise ValueError("pimc parameter infer needs the games' observations")
+            chance = discard_likelihoods(
+                self.rollout, np.asarray(observations), seen.taken, worlds.hands[:, 1], w,
+                (rules or self.params.rules).max_turns_per_hand, wkeys.reshape(-1),
+            )  # fmt: skip
+            belief = belief * chance**self.params.infer
+        weight = belief[game]  # [E, W]
         entry_of = np.full((g, width), -1)
         entry_of[game, cand] = np.arange(game.size)
         is_prior = cand == prior[game]

@@ -79,6 +79,8 @@ class Salt(IntEnum):
     SEARCH_WORLDS = 0x5EA4C11
     #: search: the deadwood belief's grown hands, stock orders and resampling draws
     SEARCH_BELIEF = 0x5EA4B3F
+    #: search: a bot opponent model's keys when it weighs a world (counter: 0)
+    SEARCH_INFER = 0x5EA41F0
     #: search: the decision keys of the hands that measure the series-value table's model
     SERIES_VALUE_MODEL = 7
 

@@ -1,0 +1,189 @@
+"""The belief from the opponent's last discard (``agents.search.inference``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import redeal_hidden, search_decision
+
+from agents.bots import SimpleBot
+from agents.policies.model import PolicyLoadError, load_policy
+from agents.search.inference import discard_likelihoods, last_discard, past_observations
+from agents.search.pimc import PimcPolicy, parse_params
+from agents.search.worlds import believed_worlds, seen_position
+from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.game import GinEngine, Phase
+from hgin_env.engine.series import SeriesEngine
+from hgin_env.envs.observation import OBS_LAYOUT, encode_observations
+
+RULES = RulesConfig()
+#: blocks rebuilt exactly (the others: see ``test_the_rebuilt_observation_...``)
+EXACT = [
+    name
+    for name in OBS_LAYOUT
+    if name not in ("top_discard", "pile_below", "opponent_known", "own_discards", "deadwood")
+]
+
+
+def _discards_then_replies(games: int, seed: int):
+    """Simple bots play; yield each opponent discard and the reply position.
+
+    Yields ``(obs_then, mask_then, obs_now, mask_now, opponent_hand_now)``: the
+    opponent's own observation and legal mask when it threw the card, and the next seat's
+    observation and mask on its following decision, with the opponent's hand then.
+    """
+    engine = GinEngine(games, RULES, seed=seed)
+    engine.reset()
+    bot = SimpleBot(seed, rules=RULES)
+    thrown_by: dict[int, tuple] = {}
+    for _ in range(300):
+        live = np.flatnonzero(~engine.over)
+        if live.size == 0:
+            return
+        seats = engine.current_player[live].astype(np.int64)
+        obs = encode_observations(engine, seats, None, live)
+        masks = engine.legal_action_mask()[live]
+        for i, g in enumerate(live):
+            then = thrown_by.pop(int(g), None)
+            if then is not None and then[0] != seats[i]:
+                yield then[1], then[2], obs[i], masks[i], engine.state.hands[g, 1 - seats[i]]
+        actions = bot.act(obs, masks)
+        for i, g in enumerate(live):
+            if engine.state.phase[g] == Phase.DISCARD and actions[i] < N_CARDS:
+                thrown_by[int(g)] = (seats[i], obs[i].copy(), masks[i].copy())
+        full = np.zeros(games, dtype=np.int64)
+        full[live] = actions
+        engine.step(full)
+
+
+def test_the_rebuilt_observation_is_the_one_the_opponent_had():
+    """From the next seat's view and the opponent's hand, the discard's observation is rebuilt.
+
+    Every block but the pile's order, the seat's pickups and a card thrown twice is exact;
+    those differ only as documented.
+    """
+    checked = exact_rows = 0
+    L = OBS_LAYOUT
+    for then, mask_then, now, mask_now, hand in _discards_then_replies(400, seed=3):
+        seen = seen_position(now[None], mask_now[None], RULES)
+        thrown = last_discard(now[None], seen.taken)
+        assert thrown[0] >= 0  # the opponent's last action was this discard
+        assert hand[thrown[0]] == 0 and then[L["hand"].start + thrown[0]] == 1
+        past, mask = past_observations(
+            now[None], seen.taken, thrown, hand[None], RULES.max_turns_per_hand
+        )
+        past, mask = past[0], mask[0]
+        checked += 1
+        for name in EXACT:
+            assert np.allclose(past[L[name]], then[L[name]]), name
+        pile = past[L["top_discard"]] + past[L["pile_below"]]
+        assert np.array_equal(pile, then[L["top_discard"]] + then[L["pile_below"]])
+        assert not past[L["top_discard"]].any()
+        for name in ("opponent_known", "own_discards"):  # a subset: what the seat saw
+            assert (past[L[name]] <= then[L[name]]).all(), name
+        assert (mask >= mask_then).all()  # at most the card it took from the pile more
+        assert np.flatnonzero(mask != mask_then).size <= 2
+        rest = ("opponent_known", "own_discards", "deadwood")
+        same = all(np.array_equal(past[L[name]], then[L[name]]) for name in rest)
+        exact_rows += bool(same and np.array_equal(mask, mask_then))
+    assert checked > 3000
+    assert exact_rows > 0.7 * checked
+
+
+def test_the_true_hand_explains_the_discard_better_than_the_worlds():
+    """Under the model that played, the opponent's real hand makes its discard likelier."""
+    model = load_policy("ppo-league2", 0)
+    series = SeriesEngine(32, seed=11)
+    series.reset()
+    for _ in range(14):  # the network plays both seats
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        series.step(model.act(obs, eng.legal_action_mask()))
+    obs, masks, keys = search_decision(series)
+    seen = seen_position(obs, masks, RULES)
+    eng = series.engine
+    live = np.flatnonzero(~eng.over & (last_discard(obs, seen.taken) >= 0))
+    assert live.size > 10
+    true_hand = eng.state.hands[live, 1 - eng.current_player[live]]
+    worlds, _ = believed_worlds(seen_position(obs[live], masks[live], RULES), keys[live], 16)
+    sub = obs[live]
+    taken = seen.taken[live]
+    truth = discard_likelihoods(model, sub, taken, true_hand, 1, RULES.max_turns_per_hand)
+    sampled = discard_likelihoods(
+        model, sub, taken, worlds.hands[:, 1], 16, RULES.max_turns_per_hand
+    )
+    assert ((truth > 0) & (truth <= 1)).all() and ((sampled > 0) & (sampled <= 1)).all()
+    assert np.log(truth[:, 0]).mean() > np.log(sampled).mean() + 0.5
+
+
+def test_a_bot_model_gives_its_own_discard_full_weight():
+    """A deterministic model: 1 where it would have thrown the card, the floor elsewhere.
+
+    The bot that played gives its real hand full weight nearly always (not always: the
+    rebuilt observation lacks the card it may have just taken, and the pile's order).
+    """
+    from agents.search.inference import BOT_FLOOR
+
+    chances = []
+    for _then, _mask, now, mask_now, hand in _discards_then_replies(32, seed=4):
+        seen = seen_position(now[None], mask_now[None], RULES)
+        chance = discard_likelihoods(
+            SimpleBot(0, rules=RULES), now[None], seen.taken, hand[None], 1, 200
+        )
+        chances.append(float(chance[0, 0]))
+    assert len(chances) > 200 and set(chances) <= {1.0, BOT_FLOOR}
+    assert np.mean(np.array(chances) == 1.0) > 0.9
+
+
+def test_no_discard_yet_leaves_every_world_at_one():
+    """Before the opponent has discarded (the first upcard offer), no world is weighed."""
+    series = SeriesEngine(6, seed=1)
+    series.reset()
+    obs, masks, keys = search_decision(series)
+    seen = seen_position(obs, masks, RULES)
+    assert (last_discard(obs, seen.taken) == -1).all()
+    worlds, _ = believed_worlds(seen, keys, 4)
+    chance = discard_likelihoods(SimpleBot(0), obs, seen.taken, worlds.hands[:, 1], 4, 200)
+    assert (chance == 1.0).all()
+
+
+def test_infer_is_a_search_parameter_in_the_name_and_checked():
+    """``infer=T`` is parsed, named in the spec, and refused out of range naming it."""
+    policy = load_policy("pimc:worlds=4,objective=points,infer=0.5")
+    assert isinstance(policy, PimcPolicy) and policy.params.infer == 0.5
+    assert policy.name.endswith(",infer=0.5")
+    for bad in ("pimc:infer=-1", "pimc:infer=x", "pimc:infer=11"):
+        with pytest.raises(PolicyLoadError, match="infer"):
+            load_policy(bad)
+
+
+def test_the_inferring_search_ignores_the_hidden_cards_and_decides_alone_as_in_a_batch():
+    """The weights come from the sampled worlds only, per game: no hidden card leaks in."""
+    positions = SeriesEngine(10, seed=8)
+    positions.reset()
+    bot = SimpleBot(8)
+    for _ in range(11):
+        eng = positions.engine
+        obs = encode_observations(eng, eng.current_player, positions.sheets)
+        positions.step(bot.act(obs, eng.legal_action_mask()))
+    obs, masks, keys = search_decision(positions)
+    policy = PimcPolicy(parse_params("worlds=8,objective=points,belief=deadwood,infer=1"))
+    plain = PimcPolicy(parse_params("worlds=8,objective=points,belief=deadwood"))
+    before = policy.act(obs, masks, keys=keys)
+    alone = [
+        policy.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(10)
+    ]
+    assert np.array_equal(before, alone)
+    seen = seen_position(obs, masks, RULES)
+    values = policy.candidate_values(seen, masks, keys, before, observations=obs)[0]
+    bare = plain.candidate_values(seen, masks, keys, before)[0]
+    assert not np.allclose(
+        np.where(np.isfinite(values), values, 0), np.where(np.isfinite(bare), bare, 0)
+    )
+    assert redeal_hidden(positions, np.random.default_rng(0)) > 5
+    obs2, masks2, _ = search_decision(positions)
+    assert np.array_equal(obs, obs2)
+    assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
+    assert masks.shape[1] == N_ACTIONS
