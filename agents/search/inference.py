@@ -41,6 +41,7 @@ from hgin_env.envs.observation import (
     decode_observations,
     plain_observations,
 )
+from hgin_env.envs.policy import Policy, PolicyCall
 
 #: the chance a deterministic opponent model (a bot, no logits) gives a discard it would
 #: not have made: a floor, so that a world it contradicts still counts a little
@@ -132,7 +133,7 @@ def past_observations(
 
 
 def discard_likelihoods(
-    model: object,
+    model: Policy,
     observations: np.ndarray,
     taken: np.ndarray,
     hands: np.ndarray,
@@ -176,7 +177,7 @@ def discard_likelihoods(
     else:
         world_keys = np.zeros(hands.shape[0], np.uint64) if keys is None else keys
         bot_keys = hash_stream(world_keys[rows], np.zeros(rows.size, np.int64), Salt.SEARCH_INFER)
-        choice = np.asarray(model.act(obs, masks, keys=bot_keys))  # type: ignore[attr-defined]
+        choice = np.asarray(PolicyCall.of(model)(obs, masks, keys=bot_keys))
         p = np.where(choice == action, 1.0, BOT_FLOOR)
     out[games] = p.reshape(games.size, worlds)
     return out
