@@ -17,7 +17,14 @@ What the searching seat does not see is filled in as closely as its observation 
 - the cards the searching seat took from the pile and still holds (what the opponent
   saw it take): the held cards the opponent had discarded;
 - the card the opponent took from the pile on that turn, which it could not throw back:
-  every held card is a legal discard.
+  every held card is a legal discard (and its ``deadwood`` entry may count that card);
+- a first-turn upcard the seat took is missing from the cards the opponent saw it take;
+- a card the opponent had thrown once before is missing from its own discards;
+- with big gin on, the knocks an 11-card gin allows beyond the knock limit are not in
+  the rebuilt legal mask.
+
+Under ``allow_rediscard`` the seat's pickup is not in its observation, so the search
+refuses ``infer`` there (``pimc.parse_params``).
 
 Earlier discards are not weighed: a stock draw since then puts an unseen card in the
 hand, so the hand at the time is not known in the world.
@@ -132,7 +139,7 @@ def past_observations(
     return past, masks
 
 
-def discard_likelihoods(
+def discard_log_likelihoods(
     model: Policy,
     observations: np.ndarray,
     taken: np.ndarray,
@@ -141,12 +148,12 @@ def discard_likelihoods(
     max_turns: int,
     keys: np.ndarray | None = None,
 ) -> np.ndarray:
-    """float64[G, W]: the opponent model's chance of the opponent's last discard per world.
+    """float64[G, W]: the log of the opponent model's chance of its last discard per world.
 
     Args:
         model: the opponent model: a network policy (``logits``: its softmax over the
-            legal actions) or any policy (``act``: ``BOT_FLOOR`` where it would have
-            thrown something else, else 1).
+            legal actions) or any policy that takes per-game keys (``act``: ``BOT_FLOOR``
+            where it would have thrown something else, else 1).
         observations: float32[G, OBS_DIM], the searching seat's observations.
         taken: int[G], the card the seat took from the pile this turn (-1: none).
         hands: bool[G * W, 52], the opponent's hand in each world (game-major).
@@ -155,10 +162,10 @@ def discard_likelihoods(
         keys: uint64[G * W], the worlds' keys (a bot model's ties are broken from them,
             so a game weighs its worlds alike alone or in any batch); None: zeros.
 
-    Games whose opponent has not discarded yet get 1 in every world.
+    Games whose opponent has not discarded yet get 0 (a chance of 1) in every world.
     """
     g = observations.shape[0]
-    out = np.ones((g, worlds))
+    out = np.zeros((g, worlds))
     thrown = last_discard(observations, taken)
     games = np.flatnonzero(thrown >= 0)
     if games.size == 0:
@@ -172,12 +179,21 @@ def discard_likelihoods(
     logits: Callable[[np.ndarray], np.ndarray] | None = getattr(model, "logits", None)
     if callable(logits):
         z = np.where(masks, np.asarray(logits(obs), dtype=np.float64), -np.inf)
-        z -= z.max(axis=1, keepdims=True)
-        p = np.exp(z[np.arange(rows.size), action] - np.log(np.exp(z).sum(axis=1)))
+        z -= z.max(axis=1, keepdims=True)  # the thrown card is always legal: no empty row
+        log_p = z[np.arange(rows.size), action] - np.log(np.exp(z).sum(axis=1))
     else:
         world_keys = np.zeros(hands.shape[0], np.uint64) if keys is None else keys
         bot_keys = hash_stream(world_keys[rows], np.zeros(rows.size, np.int64), Salt.SEARCH_INFER)
         choice = np.asarray(PolicyCall.of(model)(obs, masks, keys=bot_keys))
-        p = np.where(choice == action, 1.0, BOT_FLOOR)
-    out[games] = p.reshape(games.size, worlds)
+        log_p = np.where(choice == action, 0.0, np.log(BOT_FLOOR))
+    out[games] = log_p.reshape(games.size, worlds)
     return out
+
+
+def inferred_weights(log_chance: np.ndarray, power: float) -> np.ndarray:
+    """float64[G, W]: ``chance ** power`` scaled so each game's likeliest world weighs 1.
+
+    Scaled in logs, so no game's weights all underflow to 0 however sure the model is.
+    """
+    scaled = power * log_chance
+    return np.exp(scaled - scaled.max(axis=1, keepdims=True))

@@ -44,7 +44,7 @@ import numpy as np
 
 from agents.bots.features import decision_keys
 from agents.search.hand_model import shipped_hand_model
-from agents.search.inference import discard_likelihoods
+from agents.search.inference import discard_log_likelihoods, inferred_weights
 from agents.search.series_value import series_values
 from agents.search.worlds import (
     SeenPosition,
@@ -256,6 +256,12 @@ def parse_params(text: str) -> PimcParams:
     except ValueError as exc:
         raise ValueError(f"pimc parameter: {exc}") from exc
     params = PimcParams(**kwargs)
+    if params.infer and params.rules.allow_rediscard:
+        # nothing is barred after a pickup then, so the seat's take cannot be read
+        raise ValueError(
+            "pimc parameter infer cannot be used with allow_rediscard=true (the card the "
+            "seat took from the pile is not in its observation then)"
+        )
     check_rollout(params.rollout)
     for name in ("prior", "own"):
         if getattr(params, name):
@@ -361,6 +367,13 @@ class PimcPolicy:
             name = getattr(self.prior, "name", self.params.prior or self.params.rollout)
             raise PolicyLoadError(f"pimc parameter close needs a network as the prior, not {name}")
         self._prior_logits = logits
+        network = callable(getattr(self.rollout, "logits", None))
+        if self.params.infer and not network and not self._rollout_call.keys:
+            name = getattr(self.rollout, "name", self.params.rollout)
+            raise PolicyLoadError(
+                f"pimc parameter infer needs an opponent model (rollout) that is a network "
+                f"or takes per-game keys, not {name}"
+            )
         #: the searching seat's policy in the rollouts (None: the rollout policy's)
         self._own_call: PolicyCall | None = None
         players = [self.rollout]
@@ -598,11 +611,11 @@ class PimcPolicy:
         if self.params.infer:
             if observations is None:
                 raise ValueError("pimc parameter infer needs the games' observations")
-            chance = discard_likelihoods(
+            log_chance = discard_log_likelihoods(
                 self.rollout, np.asarray(observations), seen.taken, worlds.hands[:, 1], w,
                 (rules or self.params.rules).max_turns_per_hand, wkeys.reshape(-1),
             )  # fmt: skip
-            belief = belief * chance**self.params.infer
+            belief = belief * inferred_weights(log_chance, self.params.infer)
         weight = belief[game]  # [E, W]
         entry_of = np.full((g, width), -1)
         entry_of[game, cand] = np.arange(game.size)

@@ -8,15 +8,15 @@ from helpers import redeal_hidden, search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
-from agents.search.inference import discard_likelihoods, last_discard, past_observations
+from agents.search.inference import discard_log_likelihoods, last_discard, past_observations
 from agents.search.pimc import PimcPolicy, parse_params
 from agents.search.worlds import believed_worlds, seen_position
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.engine.game import GinEngine, Phase
+from hgin_env.engine.game import Phase
 from hgin_env.engine.series import SeriesEngine
-from hgin_env.envs.observation import OBS_LAYOUT, encode_observations
+from hgin_env.envs.observation import OBS_LAYOUT, PHASE_DISCARD, encode_observations
 
 RULES = RulesConfig()
 #: blocks rebuilt exactly (the others: see ``test_the_rebuilt_observation_...``)
@@ -28,34 +28,35 @@ EXACT = [
 
 
 def _discards_then_replies(games: int, seed: int):
-    """Simple bots play; yield each opponent discard and the reply position.
+    """Simple bots play series; yield each opponent discard and the replies to it.
 
     Yields ``(obs_then, mask_then, obs_now, mask_now, opponent_hand_now)``: the
     opponent's own observation and legal mask when it threw the card, and the next seat's
-    observation and mask on its following decision, with the opponent's hand then.
+    observation and mask on each of its decisions before the opponent acts again (its
+    draw, then its discard), with the opponent's hand then. The score sheets are in play.
     """
-    engine = GinEngine(games, RULES, seed=seed)
-    engine.reset()
+    series = SeriesEngine(games, RULES, seed=seed)
+    series.reset()
     bot = SimpleBot(seed, rules=RULES)
     thrown_by: dict[int, tuple] = {}
-    for _ in range(300):
-        live = np.flatnonzero(~engine.over)
-        if live.size == 0:
-            return
-        seats = engine.current_player[live].astype(np.int64)
-        obs = encode_observations(engine, seats, None, live)
-        masks = engine.legal_action_mask()[live]
-        for i, g in enumerate(live):
-            then = thrown_by.pop(int(g), None)
-            if then is not None and then[0] != seats[i]:
-                yield then[1], then[2], obs[i], masks[i], engine.state.hands[g, 1 - seats[i]]
+    for _ in range(400):
+        engine = series.engine
+        seats = engine.current_player.astype(np.int64)
+        obs = encode_observations(engine, seats, series.sheets)
+        masks = engine.legal_action_mask()
+        for g in range(games):
+            then = thrown_by.get(g)
+            hand = (int(series.series_counter[g]), int(series.hands_played[g]))
+            if then is None or then[0] == seats[g] or then[1] != hand:
+                thrown_by.pop(g, None)  # the opponent acts, or a new hand began
+                continue
+            yield then[2], then[3], obs[g], masks[g], engine.state.hands[g, 1 - seats[g]]
         actions = bot.act(obs, masks)
-        for i, g in enumerate(live):
-            if engine.state.phase[g] == Phase.DISCARD and actions[i] < N_CARDS:
-                thrown_by[int(g)] = (seats[i], obs[i].copy(), masks[i].copy())
-        full = np.zeros(games, dtype=np.int64)
-        full[live] = actions
-        engine.step(full)
+        for g in range(games):
+            if engine.state.phase[g] == Phase.DISCARD and actions[g] < N_CARDS:
+                hand = (int(series.series_counter[g]), int(series.hands_played[g]))
+                thrown_by[g] = (seats[g], hand, obs[g].copy(), masks[g].copy())
+        series.step(actions)
 
 
 def test_the_rebuilt_observation_is_the_one_the_opponent_had():
@@ -64,9 +65,9 @@ def test_the_rebuilt_observation_is_the_one_the_opponent_had():
     Every block but the pile's order, the seat's pickups and a card thrown twice is exact;
     those differ only as documented.
     """
-    checked = exact_rows = 0
+    checked = exact_rows = took = drew = sheets = 0
     L = OBS_LAYOUT
-    for then, mask_then, now, mask_now, hand in _discards_then_replies(400, seed=3):
+    for then, mask_then, now, mask_now, hand in _discards_then_replies(64, seed=3):
         seen = seen_position(now[None], mask_now[None], RULES)
         thrown = last_discard(now[None], seen.taken)
         assert thrown[0] >= 0  # the opponent's last action was this discard
@@ -76,6 +77,10 @@ def test_the_rebuilt_observation_is_the_one_the_opponent_had():
         )
         past, mask = past[0], mask[0]
         checked += 1
+        discarding = now[L["phase"].start + PHASE_DISCARD] == 1
+        took += bool(discarding and seen.taken[0] >= 0)
+        drew += bool(discarding and seen.taken[0] < 0)
+        sheets += bool(now[L["my_scores"]].any() and now[L["opp_scores"]].any())
         for name in EXACT:
             assert np.allclose(past[L[name]], then[L[name]]), name
         pile = past[L["top_discard"]] + past[L["pile_below"]]
@@ -88,7 +93,7 @@ def test_the_rebuilt_observation_is_the_one_the_opponent_had():
         rest = ("opponent_known", "own_discards", "deadwood")
         same = all(np.array_equal(past[L[name]], then[L[name]]) for name in rest)
         exact_rows += bool(same and np.array_equal(mask, mask_then))
-    assert checked > 3000
+    assert checked > 3000 and min(took, drew, sheets) > 300  # every branch, sheets in play
     assert exact_rows > 0.7 * checked
 
 
@@ -110,12 +115,12 @@ def test_the_true_hand_explains_the_discard_better_than_the_worlds():
     worlds, _ = believed_worlds(seen_position(obs[live], masks[live], RULES), keys[live], 16)
     sub = obs[live]
     taken = seen.taken[live]
-    truth = discard_likelihoods(model, sub, taken, true_hand, 1, RULES.max_turns_per_hand)
-    sampled = discard_likelihoods(
+    truth = discard_log_likelihoods(model, sub, taken, true_hand, 1, RULES.max_turns_per_hand)
+    sampled = discard_log_likelihoods(
         model, sub, taken, worlds.hands[:, 1], 16, RULES.max_turns_per_hand
     )
-    assert ((truth > 0) & (truth <= 1)).all() and ((sampled > 0) & (sampled <= 1)).all()
-    assert np.log(truth[:, 0]).mean() > np.log(sampled).mean() + 0.5
+    assert (truth <= 0).all() and (sampled <= 0).all() and np.isfinite(sampled).all()
+    assert truth[:, 0].mean() > sampled.mean() + 0.5
 
 
 def test_a_bot_model_gives_its_own_discard_full_weight():
@@ -129,15 +134,15 @@ def test_a_bot_model_gives_its_own_discard_full_weight():
     chances = []
     for _then, _mask, now, mask_now, hand in _discards_then_replies(32, seed=4):
         seen = seen_position(now[None], mask_now[None], RULES)
-        chance = discard_likelihoods(
+        chance = discard_log_likelihoods(
             SimpleBot(0, rules=RULES), now[None], seen.taken, hand[None], 1, 200
         )
-        chances.append(float(chance[0, 0]))
-    assert len(chances) > 200 and set(chances) <= {1.0, BOT_FLOOR}
+        chances.append(float(np.exp(chance[0, 0])))
+    assert len(chances) > 200 and np.isclose(sorted(set(chances)), [BOT_FLOOR, 1.0]).all()
     assert np.mean(np.array(chances) == 1.0) > 0.9
 
 
-def test_no_discard_yet_leaves_every_world_at_one():
+def test_no_discard_yet_leaves_every_world_at_a_chance_of_one():
     """Before the opponent has discarded (the first upcard offer), no world is weighed."""
     series = SeriesEngine(6, seed=1)
     series.reset()
@@ -145,8 +150,8 @@ def test_no_discard_yet_leaves_every_world_at_one():
     seen = seen_position(obs, masks, RULES)
     assert (last_discard(obs, seen.taken) == -1).all()
     worlds, _ = believed_worlds(seen, keys, 4)
-    chance = discard_likelihoods(SimpleBot(0), obs, seen.taken, worlds.hands[:, 1], 4, 200)
-    assert (chance == 1.0).all()
+    chance = discard_log_likelihoods(SimpleBot(0), obs, seen.taken, worlds.hands[:, 1], 4, 200)
+    assert (chance == 0.0).all()
 
 
 def test_infer_is_a_search_parameter_in_the_name_and_checked():
@@ -154,9 +159,21 @@ def test_infer_is_a_search_parameter_in_the_name_and_checked():
     policy = load_policy("pimc:worlds=4,objective=points,infer=0.5")
     assert isinstance(policy, PimcPolicy) and policy.params.infer == 0.5
     assert policy.name.endswith(",infer=0.5")
-    for bad in ("pimc:infer=-1", "pimc:infer=x", "pimc:infer=11"):
+    bad = ("pimc:infer=-1", "pimc:infer=x", "pimc:infer=11", "pimc:infer=1,allow_rediscard=true")
+    for spec in bad:
         with pytest.raises(PolicyLoadError, match="infer"):
-            load_policy(bad)
+            load_policy(spec)
+
+
+def test_the_weights_of_a_sure_model_do_not_all_vanish():
+    """Weighed in logs: however unlikely every world, the likeliest of a game weighs 1."""
+    from agents.search.inference import inferred_weights
+
+    log_chance = np.array([[-400.0, -420.0, -900.0], [0.0, -1.0, -2.0]])
+    weights = inferred_weights(log_chance, 10.0)
+    assert np.isfinite(weights).all() and (weights.max(axis=1) == 1.0).all()
+    assert weights[0, 1] < 1e-80 and weights[1, 1] == pytest.approx(np.exp(-10.0))
+    assert (inferred_weights(log_chance, 0.0) == 1.0).all()
 
 
 def test_the_inferring_search_ignores_the_hidden_cards_and_decides_alone_as_in_a_batch():
