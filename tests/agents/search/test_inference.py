@@ -204,3 +204,19 @@ def test_the_inferring_search_ignores_the_hidden_cards_and_decides_alone_as_in_a
     assert np.array_equal(obs, obs2)
     assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
     assert masks.shape[1] == N_ACTIONS
+
+
+def test_a_model_that_cannot_be_keyed_is_refused(monkeypatch):
+    """A non-network opponent model whose ``act`` takes no keys would weigh per batch: refused."""
+    import agents.search.pimc as pimc
+
+    class Keyless:
+        name = "keyless"
+
+        def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+            return np.asarray(action_masks).argmax(axis=1)
+
+    monkeypatch.setattr(pimc, "make_rollout", lambda params, seed: Keyless())
+    with pytest.raises(PolicyLoadError, match="infer needs an opponent model.*keyless"):
+        PimcPolicy(parse_params("worlds=4,infer=1"))
+    PimcPolicy(parse_params("worlds=4"))  # without infer the model may be anything
