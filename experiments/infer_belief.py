@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from agents.policies.model import load_policy
-from agents.search.inference import discard_log_likelihoods, last_discard
+from agents.search.inference import discard_log_likelihoods, inferred_weights, last_discard
 from agents.search.worlds import believed_worlds
 from experiments.hand_model import RULES, STYLES, record
 from hgin_env.engine.game import HAND_SIZE
@@ -57,13 +57,13 @@ def main() -> None:
             rng = np.random.default_rng(args.seed)
             rows = np.sort(rng.choice(rows, min(args.rows, rows.size), replace=False))
             seen = data.seen(rows)
-            has = last_discard(data.obs[rows], seen.taken) >= 0
+            has = last_discard(seen) >= 0
             rows, seen = rows[has], data.seen(rows[has])
             n = rows.size
             keys = hash_stream(np.full(n, args.seed, np.uint64), rows, Salt.SEARCH_WORLDS)
             state, wkeys = believed_worlds(seen, keys, w)
             log_chance = discard_log_likelihoods(
-                model, data.obs[rows], seen.taken, state.hands[:, 1], w,
+                model, seen, data.obs[rows], state.hands[:, 1], w,
                 rules.max_turns_per_hand, wkeys.reshape(-1),
             )  # fmt: skip
             held = state.hands[:, 1].reshape(n, w, -1) & seen.unseen[:, None, :]
@@ -72,7 +72,7 @@ def main() -> None:
             truth = data.truth[rows] & seen.unseen
             deadwood = min_deadwood(state.hands[:, 1]).reshape(n, w)
             for tau in TAUS:
-                weight = np.exp(tau * (log_chance - log_chance.max(axis=1, keepdims=True)))
+                weight = inferred_weights(log_chance, tau)
                 weight /= weight.sum(axis=1, keepdims=True)
                 # as experiments.hand_model scores sampled beliefs: one uniform world added
                 p = (w * (weight[:, :, None] * held).sum(axis=1) + uniform) / (w + 1.0)

@@ -5,7 +5,7 @@ discard, the hand it held then is known in that world: the world's hand plus the
 it threw (nothing has entered or left its hand since). ``past_observations`` rebuilds
 the observation the opponent had at that discard, as the encoder
 (``hgin_env.envs.observation``) would have made it for its seat, from the searching
-seat's observation and the world's hand; ``discard_likelihoods`` asks an opponent model
+seat's observation and the world's hand; ``discard_log_likelihoods`` asks an opponent model
 how likely that discard was from each world's hand. A world in which the model would
 rather have thrown something else explains the discard worse and weighs less in the
 search (``PimcParams.infer``).
@@ -36,6 +36,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from agents.search.worlds import SeenPosition
 from hgin_env.engine.actions import DISCARD, KNOCK, N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import STOCK_AT_DEAL
@@ -62,20 +63,15 @@ _SWAPPED = (
 )
 
 
-def last_discard(observations: np.ndarray, taken: np.ndarray) -> np.ndarray:
+def last_discard(seen: SeenPosition) -> np.ndarray:
     """int64[G]: the card the opponent threw on its last turn (-1 where there is none).
-
-    Args:
-        observations: float32[G, OBS_DIM], the searching seat's observations.
-        taken: int[G], the card the seat took from the pile this turn (-1: none).
 
     It is the pile's top, or the card the seat just took from it, when the opponent
     discarded it (the first turn's upcard was nobody's discard).
     """
-    dec = decode_observations(plain_observations(observations))
-    g = np.arange(dec.top_discard.size)
-    card = np.where(taken >= 0, taken, dec.top_discard)
-    thrown = (card >= 0) & dec.opponent_discards[g, np.maximum(card, 0)]
+    g = np.arange(seen.top.size)
+    card = np.where(seen.taken >= 0, seen.taken, seen.top)
+    thrown = (card >= 0) & seen.opponent_discards[g, np.maximum(card, 0)]
     return np.where(thrown, card, -1).astype(np.int64)
 
 
@@ -99,7 +95,7 @@ def past_observations(
     Returns:
         ``(obs, masks)``: float32[R, OBS_DIM] and bool[R, 107].
     """
-    own = plain_observations(observations).astype(np.float32, copy=True)
+    own = plain_observations(observations).astype(np.float32, copy=False)
     r = np.arange(own.shape[0])
     L = OBS_LAYOUT
     dec = decode_observations(own)
@@ -141,8 +137,8 @@ def past_observations(
 
 def discard_log_likelihoods(
     model: Policy,
+    seen: SeenPosition,
     observations: np.ndarray,
-    taken: np.ndarray,
     hands: np.ndarray,
     worlds: int,
     max_turns: int,
@@ -154,8 +150,8 @@ def discard_log_likelihoods(
         model: the opponent model: a network policy (``logits``: its softmax over the
             legal actions) or any policy that takes per-game keys (``act``: ``BOT_FLOOR``
             where it would have thrown something else, else 1).
+        seen: the G positions, as read from ``observations`` (``worlds.seen_position``).
         observations: float32[G, OBS_DIM], the searching seat's observations.
-        taken: int[G], the card the seat took from the pile this turn (-1: none).
         hands: bool[G * W, 52], the opponent's hand in each world (game-major).
         worlds: W.
         max_turns: the rules' ``max_turns_per_hand``.
@@ -166,14 +162,14 @@ def discard_log_likelihoods(
     """
     g = observations.shape[0]
     out = np.zeros((g, worlds))
-    thrown = last_discard(observations, taken)
+    thrown = last_discard(seen)
     games = np.flatnonzero(thrown >= 0)
     if games.size == 0:
         return out
     rows = (games[:, None] * worlds + np.arange(worlds)[None, :]).reshape(-1)
     game_of = np.repeat(games, worlds)
     obs, masks = past_observations(
-        observations[game_of], taken[game_of], thrown[game_of], hands[rows], max_turns
+        observations[game_of], seen.taken[game_of], thrown[game_of], hands[rows], max_turns
     )
     action = DISCARD + thrown[game_of]
     logits: Callable[[np.ndarray], np.ndarray] | None = getattr(model, "logits", None)

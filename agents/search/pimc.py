@@ -612,7 +612,7 @@ class PimcPolicy:
             if observations is None:
                 raise ValueError("pimc parameter infer needs the games' observations")
             log_chance = discard_log_likelihoods(
-                self.rollout, np.asarray(observations), seen.taken, worlds.hands[:, 1], w,
+                self.rollout, seen, np.asarray(observations), worlds.hands[:, 1], w,
                 (rules or self.params.rules).max_turns_per_hand, wkeys.reshape(-1),
             )  # fmt: skip
             belief = belief * inferred_weights(log_chance, self.params.infer)

@@ -69,7 +69,7 @@ def test_the_rebuilt_observation_is_the_one_the_opponent_had():
     L = OBS_LAYOUT
     for then, mask_then, now, mask_now, hand in _discards_then_replies(64, seed=3):
         seen = seen_position(now[None], mask_now[None], RULES)
-        thrown = last_discard(now[None], seen.taken)
+        thrown = last_discard(seen)
         assert thrown[0] >= 0  # the opponent's last action was this discard
         assert hand[thrown[0]] == 0 and then[L["hand"].start + thrown[0]] == 1
         past, mask = past_observations(
@@ -109,16 +109,14 @@ def test_the_true_hand_explains_the_discard_better_than_the_worlds():
     obs, masks, keys = search_decision(series)
     seen = seen_position(obs, masks, RULES)
     eng = series.engine
-    live = np.flatnonzero(~eng.over & (last_discard(obs, seen.taken) >= 0))
+    live = np.flatnonzero(~eng.over & (last_discard(seen) >= 0))
     assert live.size > 10
     true_hand = eng.state.hands[live, 1 - eng.current_player[live]]
-    worlds, _ = believed_worlds(seen_position(obs[live], masks[live], RULES), keys[live], 16)
-    sub = obs[live]
-    taken = seen.taken[live]
-    truth = discard_log_likelihoods(model, sub, taken, true_hand, 1, RULES.max_turns_per_hand)
-    sampled = discard_log_likelihoods(
-        model, sub, taken, worlds.hands[:, 1], 16, RULES.max_turns_per_hand
-    )
+    sub, seen_live = obs[live], seen_position(obs[live], masks[live], RULES)
+    worlds, _ = believed_worlds(seen_live, keys[live], 16)
+    turns = RULES.max_turns_per_hand
+    truth = discard_log_likelihoods(model, seen_live, sub, true_hand, 1, turns)
+    sampled = discard_log_likelihoods(model, seen_live, sub, worlds.hands[:, 1], 16, turns)
     assert (truth <= 0).all() and (sampled <= 0).all() and np.isfinite(sampled).all()
     assert truth[:, 0].mean() > sampled.mean() + 0.5
 
@@ -135,7 +133,7 @@ def test_a_bot_model_gives_its_own_discard_full_weight():
     for _then, _mask, now, mask_now, hand in _discards_then_replies(32, seed=4):
         seen = seen_position(now[None], mask_now[None], RULES)
         chance = discard_log_likelihoods(
-            SimpleBot(0, rules=RULES), now[None], seen.taken, hand[None], 1, 200
+            SimpleBot(0, rules=RULES), seen, now[None], hand[None], 1, 200
         )
         chances.append(float(np.exp(chance[0, 0])))
     assert len(chances) > 200 and np.isclose(sorted(set(chances)), [BOT_FLOOR, 1.0]).all()
@@ -148,9 +146,9 @@ def test_no_discard_yet_leaves_every_world_at_a_chance_of_one():
     series.reset()
     obs, masks, keys = search_decision(series)
     seen = seen_position(obs, masks, RULES)
-    assert (last_discard(obs, seen.taken) == -1).all()
+    assert (last_discard(seen) == -1).all()
     worlds, _ = believed_worlds(seen, keys, 4)
-    chance = discard_log_likelihoods(SimpleBot(0), obs, seen.taken, worlds.hands[:, 1], 4, 200)
+    chance = discard_log_likelihoods(SimpleBot(0), seen, obs, worlds.hands[:, 1], 4, 200)
     assert (chance == 0.0).all()
 
 
