@@ -364,6 +364,9 @@ class PretrainConfig:
         batch_size: minibatch size of the imitation updates.
         learning_rate: Adam step size of the imitation updates.
         value_coef: weight of the value loss (fit to the recorded returns).
+        value_only: fit only the value head to the returns (the policy, its trunk and
+            the teacher's actions are left alone): a critic warm-up for a network
+            started by ``init_from`` whose value head does not fit this run's returns.
     """
 
     init_from: str | None = None
@@ -373,6 +376,7 @@ class PretrainConfig:
     batch_size: int = 1024
     learning_rate: float = 1e-3
     value_coef: float = 0.5
+    value_only: bool = False
 
     def __post_init__(self) -> None:
         for name in ("samples", "epochs", "batch_size", "learning_rate"):
@@ -380,6 +384,11 @@ class PretrainConfig:
                 raise ConfigError(f"pretrain.{name} must be > 0, got {getattr(self, name)}")
         if self.value_coef < 0:
             raise ConfigError(f"pretrain.value_coef must be >= 0, got {self.value_coef}")
+        if self.value_only and self.teacher is None:
+            raise ConfigError(
+                "pretrain.value_only needs pretrain.teacher: the play whose returns the "
+                "value head is fitted to"
+            )
 
     @property
     def active(self) -> bool:

@@ -18,7 +18,9 @@ to a fresh run's network (a resumed run skips both: its checkpoint already holds
    the teacher's action and the discounted return of each decision; then fit the
    policy to the teacher's actions (masked cross-entropy) and the value head to the
    returns, for ``epochs`` passes in minibatches of ``batch_size``. The environment
-   steps spent here do not count towards ``total_timesteps``.
+   steps spent here do not count towards ``total_timesteps``. With ``value_only``
+   only the value head is fitted, to the returns: with ``init_from`` and the same
+   model as the teacher, a critic warm-up that leaves the play as it was.
 
 Both log to TensorBoard under ``pretrain/`` (loss, accuracy, value loss per epoch).
 """
@@ -41,6 +43,20 @@ from hgin_env.envs.observation import OBS_DIMS, layout_version, plain_observatio
 #: belief head (``ppo.belief_coef``): a network copied from one without them keeps these
 #: as initialised (and the other way round, they are dropped), since play never uses them
 PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value.", "belief.")
+
+
+#: parameter-name prefixes of the value head (the ``cards`` network's and SB3's MLP's):
+#: what ``pretrain.value_only`` fits
+VALUE_HEAD_PREFIXES = ("mlp_extractor.value", "mlp_extractor.privileged_value", "value_net.")
+
+
+def value_head(policy: Any) -> list[torch.nn.Parameter]:
+    """The parameters only the value reads: the value head's and a privileged critic's."""
+    return [
+        p
+        for name, p in policy.named_parameters()
+        if name.startswith(VALUE_HEAD_PREFIXES) or "critic_stem." in name or "critic_block." in name
+    ]
 
 
 def _privileged(name: str) -> bool:
@@ -192,6 +208,9 @@ def imitate(
 ) -> list[dict[str, float]]:
     """Fit the policy to the teacher's actions and the value head to the returns.
 
+    With ``config.value_only`` only the value head is fitted (``value_head``), to the
+    returns alone: the policy and the trunk it shares keep their weights.
+
     Returns:
         One entry per epoch: ``loss`` (cross-entropy), ``accuracy`` (the policy's most
         likely legal action equals the teacher's, before each minibatch's update) and
@@ -199,7 +218,8 @@ def imitate(
     """
     policy = model.policy
     policy.set_training_mode(True)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate)
+    fitted = value_head(policy) if config.value_only else list(policy.parameters())
+    optimizer = torch.optim.Adam(fitted, lr=config.learning_rate)
     rng = np.random.default_rng(seed)
     m = demos.actions.size
     history = []
@@ -222,10 +242,13 @@ def imitate(
             value_loss = torch.nn.functional.mse_loss(
                 values.flatten(), torch.as_tensor(demos.returns[idx])
             )
-            loss = -log_prob.mean() + config.value_coef * value_loss
-            optimizer.zero_grad()
+            if config.value_only:
+                loss = value_loss
+            else:
+                loss = -log_prob.mean() + config.value_coef * value_loss
+            policy.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(fitted, 1.0)
             optimizer.step()
             totals += [
                 -log_prob.mean().item() * idx.size,
@@ -280,4 +303,6 @@ def pretrain(model: Any, env: Any, config: Any, logger: Any = None) -> dict[str,
         bar.close()
         history = imitate(model, demos, p, sub_seed(config.seed, SeedStream.IMITATION), logger)
         summary.update(teacher=p.teacher, samples=int(demos.actions.size), epochs=history)
+        if p.value_only:
+            summary["value_only"] = True
     return summary

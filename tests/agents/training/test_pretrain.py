@@ -129,3 +129,39 @@ def test_warm_start_widens_a_layout_1_model_to_play_exactly_as_before() -> None:
     )
     with pytest.raises(ConfigError, match=r"pretrain.init_from ppo-cards: .* has shape"):
         copy_weights(narrow, "ppo-cards")
+
+
+@pytest.mark.parametrize("policy", ["mlp", "cards"])
+def test_value_only_fits_the_value_head_and_leaves_the_play(policy: str) -> None:
+    """``pretrain.value_only`` moves the value head's weights only, so the play is unchanged."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.training.card_net import CardNetPolicy
+    from agents.training.config import PretrainConfig
+    from agents.training.sb3.pretrain import imitate, value_head
+
+    env = HollywoodGinVecEnv(8, opponent="random", seed=5)
+    if policy == "cards":
+        model = MaskablePPO(
+            CardNetPolicy, env, policy_kwargs={"net_arch": [32], "channels": 8, "blocks": 1}
+        )
+    else:
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32]})
+    head = {id(p) for p in value_head(model.policy)}
+    names = {n for n, p in model.policy.named_parameters() if id(p) in head}
+    assert names and all("value" in n for n in names)
+    before = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    demos = record(env, resolve_policy("simple", seed=0), 600, gamma=0.9)
+    config = PretrainConfig(teacher="simple", value_only=True, epochs=3, batch_size=64)
+    history = imitate(model, demos, config, seed=0)
+    after = model.policy.state_dict()
+    changed = {k for k in after if not torch.equal(after[k], before[k])}
+    assert changed and changed <= names  # only the value head moved, and it did
+    assert history[-1]["value_loss"] < history[0]["value_loss"]
+    assert history[0]["accuracy"] == history[-1]["accuracy"]  # the policy did not move
+
+
+def test_value_only_needs_a_teacher() -> None:
+    """Without a teacher there are no returns to fit: the field names what it needs."""
+    with pytest.raises(ConfigError, match="pretrain.value_only needs pretrain.teacher"):
+        build_config(TINY, ["pretrain.value_only=true"])
