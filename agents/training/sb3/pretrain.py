@@ -44,23 +44,23 @@ from hgin_env.envs.observation import OBS_DIMS, layout_version, plain_observatio
 #: as initialised (and the other way round, they are dropped), since play never uses them
 PRIVILEGED_CRITIC_PARAMS = ("critic_stem.", "critic_block.", "privileged_value.", "belief.")
 
+#: parameter names only the value reads (the ``cards`` network's value MLP and SB3's,
+#: the value layer, a privileged critic): what ``pretrain.value_only`` fits
+VALUE_PARAMS = ("value.", "value_net.", "critic_stem.", "critic_block.", "privileged_value.")
 
-#: parameter-name prefixes of the value head (the ``cards`` network's and SB3's MLP's):
-#: what ``pretrain.value_only`` fits
-VALUE_HEAD_PREFIXES = ("mlp_extractor.value", "mlp_extractor.privileged_value", "value_net.")
+
+def _named(name: str, parts: tuple[str, ...]) -> bool:
+    """True when one of ``parts`` is a whole component of the parameter ``name``."""
+    return any(f".{part}" in f".{name}" for part in parts)
 
 
 def value_head(policy: Any) -> list[torch.nn.Parameter]:
     """The parameters only the value reads: the value head's and a privileged critic's."""
-    return [
-        p
-        for name, p in policy.named_parameters()
-        if name.startswith(VALUE_HEAD_PREFIXES) or "critic_stem." in name or "critic_block." in name
-    ]
+    return [p for name, p in policy.named_parameters() if _named(name, VALUE_PARAMS)]
 
 
 def _privileged(name: str) -> bool:
-    return any(f".{part}" in f".{name}" for part in PRIVILEGED_CRITIC_PARAMS)
+    return _named(name, PRIVILEGED_CRITIC_PARAMS)
 
 
 def copy_weights(model: Any, source: str) -> None:
