@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,11 +30,23 @@ from hgin_env.envs.play import play_batch
 from hgin_env.envs.policy import Policy
 
 
-def play_hands(a: Policy, b: Policy, n: int, seed: int, rules: RulesConfig) -> np.ndarray:
-    """Play ``n`` single hands, A in seat ``i % 2`` of game ``i``; A's signed points per hand."""
+def play_hands(
+    a: Policy,
+    b: Policy,
+    n: int,
+    seed: int,
+    rules: RulesConfig,
+    wrap: Callable[[Policy, GinEngine], Policy] | None = None,
+) -> np.ndarray:
+    """Play ``n`` single hands, A in seat ``i % 2`` of game ``i``; A's signed points per hand.
+
+    ``wrap``: optional, A is replaced by ``wrap(A, engine)`` (a probe that reads the table).
+    """
     engine = GinEngine(n, rules, seed=seed)
     engine.reset()
     a_seat = np.arange(n) % 2
+    if wrap is not None:
+        a = wrap(a, engine)
     play_batch(engine, a, b, a_seat, sheets=ScoreSheets(n, rules))
     st = engine.state
     signed = np.where(
