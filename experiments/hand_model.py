@@ -32,6 +32,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ class Recorded:
     deadwood: np.ndarray  # int64[M]: the opponent's min deadwood
     style: np.ndarray  # int64[M]: index in STYLES of the opponent
     rules: np.ndarray  # int64[M]: index in RULES
+    history: np.ndarray  # float32[M, H]: ``record``'s ``history`` features (H = 0 without)
 
     @staticmethod
     def join(parts: list[Recorded]) -> Recorded:
@@ -87,8 +89,18 @@ class Recorded:
         return seen_position(self.obs[rows], self.masks[rows], RULES[0])
 
 
-def record(pair: tuple[int, int], rules: int, hands: int, seed: int) -> Recorded:
-    """Play ``hands`` single hands of the pair (A in seat 0 of even games) and record them."""
+#: ``history(engine, rows, seat)``: float32[R, H] features of the acting seats' positions
+#: that the observation does not hold (``experiments.history_belief``)
+History = Callable[[GinEngine, np.ndarray, np.ndarray], np.ndarray]
+
+
+def record(
+    pair: tuple[int, int], rules: int, hands: int, seed: int, history: History | None = None
+) -> Recorded:
+    """Play ``hands`` single hands of the pair (A in seat 0 of even games) and record them.
+
+    ``history``: optional, also record these features of each position (from the table).
+    """
     names = [STYLES[pair[0]], STYLES[pair[1]]]
     a = load_policy(names[0], sub_seed(seed, SeedStream.POLICY_A))
     b = load_policy(names[1], sub_seed(seed, SeedStream.POLICY_B))
@@ -114,6 +126,11 @@ def record(pair: tuple[int, int], rules: int, hands: int, seed: int) -> Recorded
                 deadwood=engine.hand_deadwood(rows, other),
                 style=np.where(other == a_seat[rows], pair[0], pair[1]),
                 rules=np.full(rows.size, rules),
+                history=(
+                    history(engine, rows, seat)
+                    if history is not None
+                    else np.zeros((rows.size, 0), np.float32)
+                ),
             )
         )
 
@@ -121,13 +138,14 @@ def record(pair: tuple[int, int], rules: int, hands: int, seed: int) -> Recorded
     return Recorded.join(parts)
 
 
-def record_all(hands: int, seed: int, log: bool = True) -> Recorded:
+def record_all(hands: int, seed: int, log: bool = True, history: History | None = None) -> Recorded:
     """Every pair of ``STYLES`` under every rule set, ``hands`` hands each."""
     parts, t0, k = [], time.perf_counter(), 0
     for i in range(len(STYLES)):
         for j in range(i, len(STYLES)):
             for r in range(len(RULES)):
-                parts.append(record((i, j), r, hands, sub_seed(seed, SeedStream.PRETRAIN_DEALS, k)))
+                deals = sub_seed(seed, SeedStream.PRETRAIN_DEALS, k)
+                parts.append(record((i, j), r, hands, deals, history))
                 k += 1
             if log:
                 print(
@@ -140,15 +158,26 @@ def record_all(hands: int, seed: int, log: bool = True) -> Recorded:
 
 def train(data: Recorded, epochs: int, seed: int, lr: float = 1e-3) -> HandModel:
     """Fit the network to the recorded positions (binary cross-entropy on unseen cards)."""
+    seen = data.seen(np.arange(data.obs.shape[0]))
+    return HandModel(fit(belief_features(seen), data.truth, seen.unseen, epochs, seed, lr))
+
+
+def fit(
+    x: np.ndarray, truth: np.ndarray, unseen: np.ndarray, epochs: int, seed: int, lr: float = 1e-3
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """An MLP (two hidden layers of ``WIDTH``) from features to a logit per card.
+
+    Binary cross-entropy of the logits against the true hand over the unseen cards (Adam,
+    minibatches of 1024). Returns ``(W, b)`` per layer, ``W`` float32[in, out].
+    """
     import torch
 
     torch.manual_seed(sub_seed(seed, SeedStream.IMITATION) % 2**31)
-    seen = data.seen(np.arange(data.obs.shape[0]))
-    x = torch.from_numpy(belief_features(seen))
-    y = torch.from_numpy(data.truth.astype(np.float32))
-    m = torch.from_numpy(seen.unseen.astype(np.float32))
+    xt = torch.from_numpy(np.asarray(x, np.float32))
+    y = torch.from_numpy(truth.astype(np.float32))
+    m = torch.from_numpy(unseen.astype(np.float32))
     net = torch.nn.Sequential(
-        torch.nn.Linear(x.shape[1], WIDTH),
+        torch.nn.Linear(xt.shape[1], WIDTH),
         torch.nn.ReLU(),
         torch.nn.Linear(WIDTH, WIDTH),
         torch.nn.ReLU(),
@@ -157,11 +186,11 @@ def train(data: Recorded, epochs: int, seed: int, lr: float = 1e-3) -> HandModel
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(sub_seed(seed, SeedStream.IMITATION, 1) % 2**31)
     for epoch in range(epochs):
-        order = torch.randperm(x.shape[0], generator=gen)
+        order = torch.randperm(xt.shape[0], generator=gen)
         total, count = 0.0, 0
-        for lo in range(0, x.shape[0], 1024):
+        for lo in range(0, xt.shape[0], 1024):
             idx = order[lo : lo + 1024]
-            logits = net(x[idx])
+            logits = net(xt[idx])
             bce = torch.nn.functional.binary_cross_entropy_with_logits(
                 logits, y[idx], reduction="none"
             )
@@ -173,11 +202,10 @@ def train(data: Recorded, epochs: int, seed: int, lr: float = 1e-3) -> HandModel
             count += idx.numel()
         print(f"  epoch {epoch + 1}: loss {total / count:.4f}", flush=True)
     layers = [layer for layer in net if isinstance(layer, torch.nn.Linear)]
-    weights = tuple(
+    return tuple(
         (layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
         for layer in layers
     )
-    return HandModel(weights)
 
 
 def belief_marginals(

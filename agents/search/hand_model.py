@@ -108,12 +108,7 @@ class HandModel:
         The sigmoid of the logits, scaled per seat so the unseen cards' chances add up
         to the opponent's hidden cards (a hand holds exactly that many), each at most 1.
         """
-        p = 1.0 / (1.0 + np.exp(-np.clip(self.logits(seen), -50.0, 50.0)))
-        hidden = (HAND_SIZE - seen.opponent_known.sum(axis=1)).astype(np.float64)
-        for _ in range(8):  # rescale, cap at 1, rescale the rest
-            total = p.sum(axis=1)
-            p = np.minimum(p * (hidden / np.maximum(total, 1e-12))[:, None], 1.0)
-        return np.where(seen.unseen, p, 0.0)
+        return hand_marginals(self.logits(seen), seen)
 
     def save(self, path: Path) -> None:
         """Write the model as an ``.npz`` of plain arrays (no pickled objects)."""
@@ -121,6 +116,22 @@ class HandModel:
         arrays |= {f"w{k}": w for k, (w, _) in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, (_, b) in enumerate(self.weights)}
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+
+def hand_marginals(logits: np.ndarray, seen: SeenPosition) -> np.ndarray:
+    """float64[N, 52]: chances from per-card logits that add up to the opponent's hidden cards.
+
+    ``logits``: float64[N, 52], ``NOT_UNSEEN`` (or as low) for the seen cards. The
+    sigmoid of the logits, scaled per seat so the unseen cards' chances add up to the
+    opponent's hidden cards (a hand holds exactly that many), each at most 1; 0 for the
+    seen cards.
+    """
+    p = 1.0 / (1.0 + np.exp(-np.clip(logits, -50.0, 50.0)))
+    hidden = (HAND_SIZE - seen.opponent_known.sum(axis=1)).astype(np.float64)
+    for _ in range(8):  # rescale, cap at 1, rescale the rest
+        total = p.sum(axis=1)
+        p = np.minimum(p * (hidden / np.maximum(total, 1e-12))[:, None], 1.0)
+    return np.where(seen.unseen, p, 0.0)
 
 
 def read_hand_model(path: Path) -> HandModel:
