@@ -208,6 +208,20 @@ def fit(
     )
 
 
+def uniform_marginals(seen: SeenPosition) -> np.ndarray:
+    """float64[N, 52]: every unseen card equally likely in the opponent's hidden cards."""
+    hidden = (HAND_SIZE - seen.opponent_known.sum(axis=1)).astype(np.float64)
+    return np.where(seen.unseen, (hidden / seen.unseen.sum(axis=1))[:, None], 0.0)
+
+
+def card_scores(chances: np.ndarray, truth: np.ndarray, unseen: np.ndarray) -> tuple[float, float]:
+    """Log-loss and Brier score per unseen card of ``chances`` against the true hand."""
+    q = np.clip(chances, 1e-6, 1 - 1e-6)
+    loss = -(truth * np.log(q) + (~truth) * np.log(1 - q))
+    cells = unseen.sum()
+    return float(loss[unseen].sum() / cells), float(((chances - truth) ** 2)[unseen].sum() / cells)
+
+
 def belief_marginals(
     model: HandModel, seen: SeenPosition, keys: np.ndarray, worlds: int
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -218,8 +232,7 @@ def belief_marginals(
     ``model``, which deal no worlds of their own: the learned worlds' for ``model``).
     """
     n = seen.hand.shape[0]
-    hidden = (HAND_SIZE - seen.opponent_known.sum(axis=1)).astype(np.float64)
-    uniform = np.where(seen.unseen, (hidden / seen.unseen.sum(axis=1))[:, None], 0.0)
+    uniform = uniform_marginals(seen)
 
     def shares(state_hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         held = state_hands[:, 1].reshape(n, worlds, -1) & seen.unseen[:, None, :]
@@ -254,7 +267,6 @@ def measure(model: HandModel, data: Recorded, rows_per_style: int, worlds: int, 
         seen = data.seen(rows)
         keys = hash_stream(np.full(rows.size, seed, np.uint64), rows, Salt.SEARCH_WORLDS)
         truth = data.truth[rows] & seen.unseen
-        cells = seen.unseen.sum()
         entry: dict[str, Any] = {"positions": int(rows.size)}
         true_dw = data.deadwood[rows].astype(np.float64)
         chunks = [  # a few hundred positions at a time (the deadwood pool is 4 x worlds)
@@ -264,11 +276,10 @@ def measure(model: HandModel, data: Recorded, rows_per_style: int, worlds: int, 
         for name in BELIEFS:
             p = np.concatenate([c[name][0] for c in chunks])
             dw = np.concatenate([c[name][1] for c in chunks])
-            q = np.clip(p, 1e-6, 1 - 1e-6)
-            loss = -(truth * np.log(q) + (~truth) * np.log(1 - q))
+            log_loss, brier = card_scores(p, truth, seen.unseen)
             entry[name] = {
-                "log_loss": float(loss[seen.unseen].sum() / cells),
-                "brier": float(((p - truth) ** 2)[seen.unseen].sum() / cells),
+                "log_loss": log_loss,
+                "brier": brier,
                 "deadwood": float(dw.mean()),
                 "deadwood_error": float(np.abs(dw - true_dw).mean()),
             }

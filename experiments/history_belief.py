@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
-from agents.search.hand_model import NOT_UNSEEN, belief_features, hand_marginals
-from experiments.hand_model import STYLES, fit, record_all
+from agents.search.hand_model import NOT_UNSEEN, belief_features, hand_marginals, mlp_logits
+from experiments.hand_model import STYLES, card_scores, fit, record_all, uniform_marginals
 from hgin_env.engine.cards import N_CARDS
-from hgin_env.engine.game import HAND_SIZE, GinEngine
+from hgin_env.engine.game import GinEngine
 from hgin_env.engine.keys import SeedStream, sub_seed
 
 #: the history planes (``history_features``)
@@ -71,24 +71,6 @@ def history_features(engine: GinEngine, rows: np.ndarray, seat: np.ndarray) -> n
     return planes.reshape(rows.size, -1)
 
 
-def logits(weights: tuple[tuple[np.ndarray, np.ndarray], ...], x: np.ndarray) -> np.ndarray:
-    """float64[N, 52]: the MLP's logits for features ``x``."""
-    out = np.asarray(x, np.float32)
-    for k, (w, b) in enumerate(weights):
-        out = out @ w + b
-        if k < len(weights) - 1:
-            np.maximum(out, 0.0, out=out)
-    return out.astype(np.float64)
-
-
-def scores(chances: np.ndarray, truth: np.ndarray, unseen: np.ndarray) -> tuple[float, float]:
-    """Log-loss and Brier score per unseen card of ``chances`` against the true hand."""
-    q = np.clip(chances, 1e-6, 1 - 1e-6)
-    loss = -(truth * np.log(q) + (~truth) * np.log(1 - q))
-    cells = unseen.sum()
-    return float(loss[unseen].sum() / cells), float(((chances - truth) ** 2)[unseen].sum() / cells)
-
-
 def main() -> None:
     """Record, fit both networks, print the held-out table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -116,19 +98,16 @@ def main() -> None:
     for name, (x, x_held) in inputs.items():
         print(f"fitting on {name} ({x.shape[1]} inputs)", flush=True)
         weights = fit(x, data.truth, seen.unseen, args.epochs, args.seed)
-        raw = np.where(held_seen.unseen, logits(weights, x_held), NOT_UNSEEN)
+        raw = np.where(held_seen.unseen, mlp_logits(weights, x_held), NOT_UNSEEN)
         results[name] = hand_marginals(raw, held_seen)
-    hidden = HAND_SIZE - held_seen.opponent_known.sum(axis=1)
-    share = hidden / held_seen.unseen.sum(axis=1)
-    uniform = np.where(held_seen.unseen, share[:, None], 0.0)
-    results = {"uniform": uniform, **results}
+    results = {"uniform": uniform_marginals(held_seen), **results}
     print(f"\nheld out ({time.perf_counter() - t0:.0f} s): log-loss / Brier per unseen card")
     print("| opponent | positions | " + " | ".join(results) + " |")
     print("|---|---|" + "---|" * len(results))
     for s, style in enumerate(STYLES):
         at = held.style == s
         truth = held.truth[at] & held_seen.unseen[at]
-        cells = [scores(p[at], truth, held_seen.unseen[at]) for p in results.values()]
+        cells = [card_scores(p[at], truth, held_seen.unseen[at]) for p in results.values()]
         print(f"| `{style}` | {int(at.sum())} | "
               + " | ".join(f"{a:.4f} / {b:.4f}" for a, b in cells) + " |")  # fmt: skip
 

@@ -37,14 +37,18 @@ from agents.evaluation import match
 from agents.evaluation.results import EvalResult
 from agents.policies.model import load_policy
 from agents.search import pimc
-from agents.search.worlds import SeenPosition, sample_worlds, world_keys
+from agents.search.worlds import SeenPosition, grown_worlds
 from experiments.search_paired import play_hands
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState
 from hgin_env.engine.melds import min_deadwood
 from hgin_env.engine.series import SeriesEngine
-from hgin_env.envs.observation import decode_observations, plain_observations
+from hgin_env.envs.observation import (
+    decode_observations,
+    encode_observations,
+    plain_observations,
+)
 from hgin_env.envs.policy import Policy
 
 
@@ -56,6 +60,12 @@ def _public(
     has = np.flatnonzero(top >= 0)
     top_card[has, top[has]] = True
     return np.concatenate([hand, top_card, below, mine, theirs], axis=1)
+
+
+def _observed(observations: np.ndarray) -> np.ndarray:
+    """``_public`` of the seats whose observations these are."""
+    d = decode_observations(plain_observations(observations))
+    return _public(d.hand, d.top_discard, d.pile_below, d.own_discards, d.opponent_discards)
 
 
 class Truth:
@@ -71,23 +81,12 @@ class Truth:
         A game is found by what the seat sees (its cards, the pile, the discards): the
         first live table game where seat ``a_seat`` is to act with the same.
         """
-        dec = decode_observations(plain_observations(observations))
-        self.seen = _public(
-            dec.hand, dec.top_discard, dec.pile_below, dec.own_discards, dec.opponent_discards
-        )
+        self.seen = _observed(observations)
         live = np.flatnonzero(~engine.over)
         acting = live[engine.current_player[live] == a_seat[live]]
-        st, me = engine.state, a_seat[acting]
-        top = np.where(
-            st.pile_size[acting] > 0, st.pile[acting, np.maximum(st.pile_size[acting] - 1, 0)], -1
-        ).astype(np.int64)
-        below = st.in_pile[acting].copy()
-        has = np.flatnonzero(top >= 0)
-        below[has, top[has]] = False
-        table = _public(
-            st.hands[acting, me], top, below, st.discards[acting, me], st.discards[acting, 1 - me]
-        )
-        self.opponent = st.hands[acting, 1 - me][self._find(self.seen, table)]
+        me = a_seat[acting]
+        table = _observed(encode_observations(engine, me, None, acting))
+        self.opponent = engine.state.hands[acting, 1 - me][self._find(self.seen, table)]
 
     def _find(self, seen: np.ndarray, table: np.ndarray) -> np.ndarray:
         """int[G]: for each row of ``seen``, the first row of ``table`` equal to it."""
@@ -145,18 +144,15 @@ def with_deadwood(truth: Truth) -> Callable[..., Any]:
     """A ``believed_worlds`` whose worlds' opponents hold the true hand's deadwood, or near it.
 
     As ``worlds.believed_worlds`` does, ``DEADWOOD_POOL`` times the worlds are dealt per
-    game, candidate ``j`` growing the opponent's hand by ``j mod (turns // 2 + 1)`` cards
-    (from uniform to well melded); each game then keeps the ``worlds`` candidates whose
-    opponent deadwood is nearest the real hand's (the first dealt on ties), each once.
+    game (``worlds.grown_worlds``: from uniform to well melded); each game then keeps the
+    ``worlds`` candidates whose opponent deadwood is nearest the real hand's (the first
+    dealt on ties), each once.
     The cards stay unknown: only how good the hand is, is told.
     """
 
     def told(seen: SeenPosition, keys: np.ndarray, worlds: int, **kwargs: Any) -> Any:
         g, m = keys.shape[0], worlds * DEADWOOD_POOL
-        pkeys = world_keys(keys, m)  # [G, M]
-        turns = np.repeat(seen.turns, m)
-        grow = np.tile(np.arange(m), g) % (np.maximum(turns, 0) // 2 + 1)
-        cands = sample_worlds(seen, pkeys, grow, kwargs.get("scores"))
+        cands, pkeys = grown_worlds(seen, keys, m, kwargs.get("scores"))
         true = min_deadwood(truth.lookup(seen)).astype(np.int64)
         have = min_deadwood(cands.hands[:, 1]).astype(np.int64).reshape(g, m)
         near = np.argsort(np.abs(have - true[:, None]), axis=1, kind="stable")[:, :worlds]

@@ -48,11 +48,13 @@ def play_hands(
     if wrap is not None:
         a = wrap(a, engine)
     play_batch(engine, a, b, a_seat, sheets=ScoreSheets(n, rules))
-    st = engine.state
-    signed = np.where(
-        st.winner == a_seat, st.points, np.where(st.winner == 1 - a_seat, -st.points, 0)
-    )
-    return signed.astype(np.float64)
+    return signed_points(engine.state.winner, engine.state.points, a_seat)
+
+
+def signed_points(winner: np.ndarray, points: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """float64[N]: the hands' points as seat ``seat`` sees them (+ won, - lost, 0 none)."""
+    points = np.asarray(points, np.float64)
+    return np.where(winner == seat, points, np.where(winner == 1 - seat, -points, 0.0))
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from agents.bots.simple import SimpleBot
 from agents.policies.model import load_policy
+from experiments.search_paired import signed_points
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine, Phase
@@ -102,9 +103,7 @@ def rollout_values(
         obs = encode_observations(sim, sim.state.current[live], rows=live)
         acts[live] = bot.act(obs, sim.legal_action_mask()[live])
         sim.step(acts)
-    winner = sim.state.winner.astype(np.int64)
-    points = sim.state.points.astype(np.float64)
-    value = np.where(winner == seat, points, np.where(winner == 1 - seat, -points, 0.0))
+    value = signed_points(sim.state.winner.astype(np.int64), sim.state.points, seat)
     total = np.zeros((games.size, N_ACTIONS))
     count = np.zeros((games.size, N_ACTIONS))
     np.add.at(total, (gi, ai), value)

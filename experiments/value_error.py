@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from agents.policies.model import load_model, load_policy, model_file
+from experiments.search_paired import signed_points
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.hollywood import ScoreSheets
@@ -76,9 +77,7 @@ def record_hands(a: str, b: str, n: int, seed: int, rules: RulesConfig) -> tuple
     seat = np.concatenate([k[2] for k in kept])
     move = np.concatenate([k[3] for k in kept])
     world = np.concatenate([k[4] for k in kept])
-    won, points = st.winner[game], st.points[game].astype(np.float64)
-    signed = np.where(won == seat, points, np.where(won == 1 - seat, -points, 0.0))
-    return obs, game, move, signed, world
+    return obs, game, move, signed_points(st.winner[game], st.points[game], seat), world
 
 
 def critic_features(model: Any, obs: np.ndarray, batch: int = 4096) -> tuple[np.ndarray, ...]:

@@ -95,12 +95,8 @@ class HandModel:
 
         ``NOT_UNSEEN`` where the card is seen (in the seat's hand, the pile or a known pickup).
         """
-        x = belief_features(seen)
-        for k, (w, b) in enumerate(self.weights):
-            x = x @ w + b
-            if k < len(self.weights) - 1:
-                np.maximum(x, 0.0, out=x)
-        return np.where(seen.unseen, x.astype(np.float64), NOT_UNSEEN)
+        x = mlp_logits(self.weights, belief_features(seen))
+        return np.where(seen.unseen, x, NOT_UNSEEN)
 
     def marginals(self, seen: SeenPosition) -> np.ndarray:
         """float64[N, 52]: the chance the opponent holds each card (0 for seen cards).
@@ -116,6 +112,18 @@ class HandModel:
         arrays |= {f"w{k}": w for k, (w, _) in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, (_, b) in enumerate(self.weights)}
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
+
+
+def mlp_logits(weights: tuple[tuple[np.ndarray, np.ndarray], ...], x: np.ndarray) -> np.ndarray:
+    """float64[N, out]: an MLP's output for float32 inputs ``x``.
+
+    ``weights``: ``(W, b)`` per layer, ``W`` float32[in, out]; ReLU between layers.
+    """
+    for k, (w, b) in enumerate(weights):
+        x = x @ w + b
+        if k < len(weights) - 1:
+            np.maximum(x, 0.0, out=x)
+    return x.astype(np.float64)
 
 
 def hand_marginals(logits: np.ndarray, seen: SeenPosition) -> np.ndarray:

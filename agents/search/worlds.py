@@ -312,6 +312,31 @@ def true_deadwood_shares() -> np.ndarray:
     return counts / counts.sum(axis=1, keepdims=True)
 
 
+def grown_worlds(
+    seen: SeenPosition, keys: np.ndarray, m: int, scores: np.ndarray | None = None
+) -> tuple[HandState, np.ndarray]:
+    """``m`` candidate worlds per game, from a uniform opponent hand to a well melded one.
+
+    Candidate ``j`` grows the opponent's hand by ``j mod (turns // 2 + 1)`` cards
+    (``sample_worlds``'s ``grow``: from a uniform hand to one kept over each of its turns).
+
+    Args:
+        seen: the positions of G games.
+        keys: uint64[G], the games' decision keys.
+        m: candidates per game.
+        scores: optional float64[G, 52] card logits (``sample_worlds``'s ``scores``).
+
+    Returns:
+        ``(state, keys)``: the ``G * m`` candidates (game-major) and uint64[G, m] their
+        world keys.
+    """
+    g = keys.shape[0]
+    pkeys = world_keys(keys, m)  # [G, M]
+    turns = np.repeat(seen.turns, m)
+    grow = np.tile(np.arange(m), g) % (np.maximum(turns, 0) // 2 + 1)
+    return sample_worlds(seen, pkeys, grow, scores), pkeys
+
+
 def believed_worlds(
     seen: SeenPosition,
     keys: np.ndarray,
@@ -321,13 +346,12 @@ def believed_worlds(
 ) -> tuple[HandState, np.ndarray]:
     """``worlds`` worlds per game whose opponent hands have real players' deadwood by turn.
 
-    A pool of ``pool * worlds`` candidate worlds per game is dealt, candidate ``j`` growing
-    the opponent's hand by ``j mod (turns + 1)`` cards (``sample_worlds``'s ``grow``: from
-    a uniform hand to one kept over every turn), so the pool spans hands from random to
-    well melded. Each candidate is weighted by the share of real opponents at this turn
-    holding its deadwood (``true_deadwood_shares``) over the share of the pool holding it,
-    and ``worlds`` of them are drawn by systematic resampling. The deadwood of the drawn
-    hands then follows the real players' at this turn, whatever the pool holds.
+    A pool of ``pool * worlds`` candidate worlds per game is dealt (``grown_worlds``), so
+    the pool spans hands from random to well melded. Each candidate is weighted by the
+    share of real opponents at this turn holding its deadwood (``true_deadwood_shares``)
+    over the share of the pool holding it, and ``worlds`` of them are drawn by
+    systematic resampling. The deadwood of the drawn hands then follows the real
+    players' at this turn, whatever the pool holds.
 
     Args:
         seen: the positions of G games.
@@ -346,10 +370,8 @@ def believed_worlds(
 
     g = keys.shape[0]
     m = worlds * pool
-    pkeys = world_keys(keys, m)  # [G, M]
+    cands, pkeys = grown_worlds(seen, keys, m, scores)
     turns = np.repeat(seen.turns, m)
-    grow = np.tile(np.arange(m), g) % (np.maximum(turns, 0) // 2 + 1)
-    cands = sample_worlds(seen, pkeys, grow, scores)
     t, d = deadwood_cells(turns, min_deadwood(cands.hands[:, 1]))
     cell = (t * DEADWOOD_BUCKETS + d).reshape(g, m)
     # the pool's count of each candidate's cell, per game

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from helpers import search_decision
@@ -71,23 +69,11 @@ def test_a_searched_game_is_matched_to_its_table_game_or_refused():
     truth.set(obs, eng, me)
     assert np.array_equal(truth.lookup(seen), eng.state.hands[np.arange(G), 1 - me])
     order = np.arange(G)[::-1]  # the searched games in another order than the table's
-    shuffled = _rows(seen, order)
+    shuffled = seen_position(obs[order], masks[order], parse_params("worlds=6").rules)
     assert np.array_equal(truth.lookup(shuffled), eng.state.hands[order, 1 - me[order]])
     seen.hand[0] = ~seen.hand[0]  # a position no table game is in
     with pytest.raises(RuntimeError, match="matches no acting game"):
         truth.lookup(seen)
-
-
-def _rows(seen, order):
-    """The positions ``order`` of ``seen`` (every per-game field indexed)."""
-    return dataclasses.replace(
-        seen,
-        **{
-            f.name: getattr(seen, f.name)[order]
-            for f in dataclasses.fields(seen)
-            if f.name != "sheets"
-        },
-    )
 
 
 def test_the_oracle_plays_legal_moves_and_searches_the_true_hands(monkeypatch):
