@@ -74,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    from agents.training.run import Terminated, check_name, stop_on_sigterm
+
+    # SIGTERM (timeout, docker stop, Kubernetes, Slurm) takes Ctrl-C's path: a checkpoint,
+    # the resume command, then exit status 143
+    stop_on_sigterm()
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
     from hgin_env.envs.policy import PolicyLoadError
@@ -83,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume:
             if args.config or args.seed is not None or args.run_name:
                 raise ConfigError("--resume takes the run's saved config; only --set may change it")
+            check_name(Path(args.resume).name or args.resume, "--resume")
             config = None
         else:
+            if args.run_name is not None:
+                check_name(args.run_name, "--run-name")
             config = load_config(args.config, args.overrides, seed=args.seed)
         if args.print_config:
             if config is None:  # the saved config with the --set overrides, as resuming uses it
@@ -115,11 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     except EnvWorkerError as exc:  # a worker process died; a checkpoint was written
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # before the trainer could handle it (while starting up)
+    except KeyboardInterrupt as exc:  # before the trainer could handle it (while starting up)
         print("\ninterrupted while starting: nothing was trained", file=sys.stderr)
-        return 130
+        return 143 if isinstance(exc, Terminated) else 130
     if result.interrupted:
-        return 130
+        return 143 if result.terminated else 130
     print(f"done: {result.steps:,} steps in {result.seconds:.0f}s ({result.fps:,.0f} steps/s)")
     if result.final_eval:
         scores = ", ".join(
