@@ -45,6 +45,7 @@ from agents.evaluation.report import (
     results_row,
 )
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
+from agents.memory import SERIES_BYTES, check_fits
 from agents.policies.model import PolicyLoadError, load_policy
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.spec import parse_rules
@@ -140,8 +141,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"expected two policies A B (or --league), got {len(args.policies)}")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two policies")
+    if args.league and len(set(args.league)) < len(args.league):
+        twice = next(p for p in args.league if args.league.count(p) > 1)
+        parser.error(f"--league lists {twice!r} twice: each policy plays once per pair")
     if args.series < 1:
         parser.error(f"--series must be >= 1, got {args.series}")
+    try:  # all the series of a pair are one batch in memory (workers split, not shrink, it)
+        check_fits(args.series * (1 + args.duplicate), SERIES_BYTES, "--series")
+    except ValueError as exc:
+        parser.error(f"{exc} series{' (doubled by --duplicate)' if args.duplicate else ''}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.transcript and args.league:
@@ -172,6 +180,10 @@ def check_inputs(args: argparse.Namespace) -> None:
         PolicyLoadError: a policy that cannot be loaded.
     """
     outputs = [args.json] if args.json else []
+    if args.json and args.json.exists() and not args.json.is_file():
+        raise OutputPathError(
+            f"cannot write {args.json}: not a regular file (--json writes a whole file, atomically)"
+        )
     if args.transcript:
         outputs += transcript_paths(args.transcript)
     for path in outputs:
@@ -203,10 +215,21 @@ def run_exploit(args: argparse.Namespace) -> int:
     print_table(title, ["", "A", "B"], pair_rows(res))
     print(markdown_table(RESULTS_HEADER, [results_row(res)]))
     print(f"run folder: {out.run_dir} (exploit.json, TensorBoard under tb/)")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out.to_dict(), indent=2) + "\n")
-        print(f"wrote {args.json}")
+    return write_json(args.json, out.to_dict())
+
+
+def write_json(path: Path | None, data: object) -> int:
+    """Write ``--json`` atomically (a whole file or none); the exit status (2: failed)."""
+    if path is None:
+        return 0
+    from agents.training.checkpoint import atomic_write_text  # the one atomic writer
+
+    try:
+        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
     return 0
 
 
@@ -280,11 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         cluster.close()
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0
+    return write_json(args.json, data)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ without its JSON, a JSON without its zip) when the run is resumed.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -82,8 +83,16 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
 
     Returns:
         The final path.
+
+    Raises:
+        OSError: ``path`` exists and is not a regular file (a folder, a device such as
+            ``/dev/full``, a FIFO), which a rename would replace; or the write failed.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # a device, a FIFO: never replace it
+        raise OSError(
+            errno.EISDIR if path.is_dir() else errno.EINVAL, "not a regular file", str(path)
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     with _interrupt_after():
         fd, tmp = _create_temp(path)
