@@ -48,6 +48,7 @@ from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.memory import SERIES_BYTES, check_fits
 from agents.policies.model import PolicyLoadError, load_policy
 from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_cli.trust import add_trust_option, apply_trust
 from hgin_env.envs.spec import parse_rules
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -120,7 +121,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="split the series across Ray workers: a new local cluster, or join ADDRESS "
         "(auto or HOST:PORT); see docs/rllib.md",
     )  # fmt: skip
+    add_trust_option(parser)
     args = parser.parse_args(argv)
+    apply_trust(args)
     if args.exploit is not None:
         if args.policies or args.league or args.against or args.transcript or args.ray is not None:
             parser.error("--exploit TARGET takes no other policies, --transcript or --ray")

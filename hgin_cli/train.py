@@ -18,6 +18,8 @@ import signal
 import sys
 from pathlib import Path
 
+from hgin_cli.trust import add_trust_option, apply_trust
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
@@ -65,7 +67,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=1,
         help="rllib: env runners, each stepping ppo.n_envs games (default 1)",
     )
-    return parser.parse_args(argv)
+    add_trust_option(parser)
+    args = parser.parse_args(argv)
+    apply_trust(args)
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:

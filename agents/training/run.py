@@ -42,6 +42,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no lock (fcntl is POSIX)
     fcntl = None  # type: ignore[assignment]
 
+from agents.policies.model_zip import trust_folder
 from agents.training.checkpoint import (
     CheckpointError,
     TrainState,
@@ -323,6 +324,7 @@ def start(run: RunStart, body: Callable[[RunStart], TrainResult]) -> TrainResult
     Ctrl-C (or SIGTERM) before the session trains ends the run here
     (``interrupted_early``). The run folder's lock is released however it ends.
     """
+    trust_folder(run.run_dir)  # its checkpoints and snapshots are this run's own files
     try:
         return body(run)
     except KeyboardInterrupt as exc:  # before the training loop, which handles its own
