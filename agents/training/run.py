@@ -52,6 +52,7 @@ from agents.training.checkpoint import (
     read_state,
 )
 from agents.training.config import ConfigError, TrainConfig, load_config
+from agents.training.schema import shown
 from agents.training.tb_record import truncate_events
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
@@ -210,11 +211,12 @@ def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
             cannot be created (the message names it and the reason).
     """
     if run_name is not None:
-        check_name(run_name, "--run-name")
-        if "/" in run_name or "\\" in run_name or run_name in (".", ".."):
+        if not run_name or "/" in run_name or "\\" in run_name or run_name in (".", ".."):
             raise ConfigError(
-                f"--run-name must be a plain folder name (no '/', '\\' or '..'), got {run_name!r}"
+                "--run-name must be a plain folder name (no '/', '\\' or '..'), got "
+                f"{shown(run_name)}"
             )
+        check_name(run_name, "--run-name")
     name = run_name or f"{config.experiment}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(config.runs_dir) / name
     if run_dir.is_dir() and any(run_dir.iterdir()):

@@ -477,7 +477,7 @@ SURROGATE_BODIES = [
 
 @pytest.mark.parametrize("body", SURROGATE_BODIES)
 def test_a_lone_surrogate_is_a_json_400_and_stores_no_game(client, body) -> None:
-    """A "\\ud800" escape (no valid Unicode) in any text is a 400; no game is stored."""
+    """A lone surrogate escape (no valid Unicode) in any text is a 400; no game is stored."""
     for path in ("/api/play", "/api/watch"):
         response = client.post(
             path, content=body.encode(), headers={"Content-Type": "application/json"}
