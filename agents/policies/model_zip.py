@@ -59,9 +59,9 @@ def pickled_objects(path: Path) -> list[str]:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
     except (KeyError, ValueError, OSError, zipfile.BadZipFile, RecursionError):
-        return ["data (unreadable as JSON)"]
+        return []  # SB3 fails on it too, before anything is unpickled: a corrupt model
     if not isinstance(data, dict):
-        return ["data (not a JSON object)"]
+        return []
     return [str(k) for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v]
 
 
