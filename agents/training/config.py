@@ -612,6 +612,12 @@ def _limit(reason: str) -> _YamlLimitError:
     return _YamlLimitError(f"refused: {reason}")
 
 
+def _one_line(exc: Exception) -> str:
+    """PyYAML's message (several lines, with a snippet of the text) on one bounded line."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def safe_yaml(text: str) -> Any:
     """``yaml.safe_load`` with the nesting depth and the alias expansion bounded.
 
@@ -643,7 +649,9 @@ def parse_override(text: str) -> tuple[str, Any]:
     except _YamlLimitError as exc:
         raise ConfigError(f"--set {shown(key)}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {shown(key)}: cannot parse value {shown(raw)} ({exc})") from None
+        raise ConfigError(
+            f"--set {shown(key)}: cannot parse value {shown(raw)} ({_one_line(exc)})"
+        ) from None
     return key, value
 
 
@@ -666,7 +674,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     except _YamlLimitError as exc:
         raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}") from None
+        raise ConfigError(f"not valid YAML: {_one_line(exc)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
