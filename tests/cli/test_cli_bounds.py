@@ -12,7 +12,6 @@ import pytest
 from helpers import one_error_line
 
 import hgin_cli.evaluate as evaluate_cli
-from agents.policies.model_zip import TRUST_ENV
 from agents.training import checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +75,7 @@ def test_a_json_write_that_fails_is_one_line_and_leaves_no_part(
 
 def test_an_untrusted_model_zip_is_refused_unless_trusted(tmp_path, monkeypatch, capsys) -> None:
     """A model zip holds pickled objects (code): refused, saying why, unless --trust-model."""
-    monkeypatch.delenv(TRUST_ENV, raising=False)
+    monkeypatch.delenv("HGIN_TRUST_MODEL", raising=False)
     model = tmp_path / "downloaded.zip"
     shutil.copy(SHIPPED, model)
     argv = [str(model), "random", "--series", "2", "--no-progress"]

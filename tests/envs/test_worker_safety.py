@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
-from hgin_env.envs.workers import REPLY_TIMEOUT, EnvWorkerError, reply_timeout
+from hgin_env.envs.workers import EnvWorkerError
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="needs SIGSTOP")
@@ -36,6 +36,8 @@ def test_a_frozen_worker_is_an_env_worker_error_after_the_timeout(monkeypatch) -
 
 def test_the_reply_timeout_is_generous_and_checked(monkeypatch) -> None:
     """The default is a minute; a bad HGIN_WORKER_TIMEOUT is a ValueError naming it."""
+    from hgin_env.envs.workers import REPLY_TIMEOUT, reply_timeout
+
     monkeypatch.delenv("HGIN_WORKER_TIMEOUT", raising=False)
     assert reply_timeout() == REPLY_TIMEOUT == 60.0
     for bad in ("0", "-1", "soon", "inf", "nan"):

@@ -17,7 +17,7 @@ from helpers import TINY, scalars, tiny_config, tiny_yaml
 import hgin_cli.train as train_cli
 from agents.training.checkpoint import list_checkpoints
 from agents.training.config import ConfigError, build_config, load_config
-from agents.training.run import LOCK_FILE, RunLock, make_run_dir
+from agents.training.run import make_run_dir
 from agents.training.sb3 import runner
 from agents.training.sb3.runner import train
 
@@ -48,6 +48,8 @@ def test_a_second_writer_is_refused_and_a_killed_ones_lock_never_blocks(tmp_path
     The folder holds a config and no checkpoint: past the lock, resuming it fails on
     the missing checkpoint, so which error comes shows whether the lock let it pass.
     """
+    from agents.training.run import LOCK_FILE, RunLock
+
     run = tmp_path / "one"
     run.mkdir()
     (run / "config.yaml").write_text(tiny_config(tmp_path).to_yaml())
