@@ -19,15 +19,21 @@ ENV.reset()
 DTYPES = st.sampled_from([np.int64, np.int8, np.uint64, np.float32, np.float64, np.bool_])
 SHAPES = st.sampled_from([(N,), (N, 1), (1, N), (2, 2), (N, 2), (8,), (1,), (), (0,)])
 ARRAYS = st.tuples(DTYPES, SHAPES).flatmap(lambda ds: hnp.arrays(ds[0], ds[1]))
+#: the legal actions of the games (as ``LEGAL`` marks), in one of the shapes
+LEGAL = SHAPES.map(lambda shape: ("legal", shape))
 
 
 @settings(
     max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
-@given(ARRAYS)
-def test_fuzzed_actions_step_or_are_refused(actions: np.ndarray) -> None:
+@given(ARRAYS | LEGAL)
+def test_fuzzed_actions_step_or_are_refused(actions) -> None:
     """One action per game steps (illegal ones are the env's to penalise); others refused."""
     obs, masks = ENV._core.observe().copy(), ENV.action_masks().copy()
+    if isinstance(actions, tuple):  # legal actions, reshaped when the shape holds N
+        legal = masks.argmax(axis=1)
+        size = int(np.prod(actions[1]))
+        actions = np.resize(legal, size).reshape(actions[1])
     try:
         ENV.step_async(actions)
         ENV.step_wait()

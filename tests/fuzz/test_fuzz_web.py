@@ -18,14 +18,22 @@ from hgin_ui.web.server import create_app
 BASE = "http://127.0.0.1:8000"
 FIELDS = ["opponent", "seat", "seed", "name", "opponent_name", "rules", "players", "move", "text"]
 #: any code point, lone surrogates included (what a "\\udXXX" escape decodes to)
-TEXT = st.text(st.characters(exclude_categories=()), max_size=12)
+#: texts of any code point, lone surrogates included (``st.text`` never makes those)
+TEXT = st.lists(
+    st.characters() | st.sampled_from(["\ud800", "\udfff", "\x00", "é"]), max_size=10
+).map("".join)
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | TEXT
 VALUES = st.recursive(
     SCALARS | st.sampled_from(["simple", "random", "0", "1", "draw", "knock_limit=5"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=6,
 )
-BODIES = st.dictionaries(st.sampled_from(FIELDS) | TEXT, VALUES, max_size=4)
+#: bodies near valid ones (so that a value reaches the game and its reply), or anything
+NEAR = st.fixed_dictionaries(
+    {"opponent": st.sampled_from(["simple", "random"])},
+    optional={key: TEXT | VALUES for key in FIELDS if key != "opponent"},
+)
+BODIES = NEAR | st.dictionaries(st.sampled_from(FIELDS) | TEXT, VALUES, max_size=4)
 DEEP = ["[" * 5000 + "]" * 5000, '{"a":' * 5000 + "1" + "}" * 5000, '"\\ud800"', "[1]", "nul"]
 
 APP = create_app(Defaults(opponent="simple"))
@@ -48,7 +56,7 @@ def post(path: str, raw: bytes) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, derandomize=True,
+    max_examples=100, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )  # fmt: skip
 @given(st.sampled_from(PATHS), BODIES)
@@ -62,3 +70,14 @@ def test_deep_and_odd_bodies_are_refused() -> None:
     for path in PATHS:
         for raw in DEEP:
             post(path, raw.encode())
+
+
+@settings(
+    max_examples=60, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)  # fmt: skip
+@given(st.sampled_from(["name", "opponent_name", "rules", "move", "text"]), TEXT)
+def test_fuzzed_texts_in_valid_bodies(key: str, text: str) -> None:
+    """One random text in an otherwise valid body, at every endpoint."""
+    for path in PATHS:
+        post(path, json.dumps({"opponent": "simple", "seed": 1, key: text}).encode())
