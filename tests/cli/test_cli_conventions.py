@@ -1,0 +1,102 @@
+"""The commands' shared habits: --rules, --list-policies, --version, epilogs, hints.
+
+Also the install hint, provenance in the JSON and the default opponent.
+"""
+
+import hashlib
+import json
+
+import pytest
+
+from hgin_cli import common
+from hgin_cli import evaluate as evaluate_cli
+from hgin_cli import play as play_cli
+from hgin_cli import plot as plot_cli
+from hgin_cli import train as train_cli
+from hgin_cli import tune as tune_cli
+from hgin_env import __version__
+
+
+def test_rules_before_the_policies_do_not_swallow_them(tmp_path):
+    """``--rules k=v A B`` and the repeated or comma forms all reach the rules, not A B."""
+    out = tmp_path / "r.json"
+    argv = ["--rules", "undercut_bonus=25", "--rules", "knock_limit=9,gin_bonus=30",
+            "simple", "random", "--series", "2", "--no-progress", "--json", str(out)]  # fmt: skip
+    assert evaluate_cli.main(argv) == 0
+    rules = json.loads(out.read_text())["rules"]
+    assert (rules["undercut_bonus"], rules["knock_limit"], rules["gin_bonus"]) == (25, 9, 30)
+    args = play_cli.parse_args(["--rules", "knock_limit=7", "simple"])
+    assert args.opponent == "simple" and args.rules.knock_limit == 7
+
+
+@pytest.mark.parametrize("module", [evaluate_cli, play_cli])
+def test_list_policies_prints_every_name_with_its_version(module, capsys):
+    """--list-policies: each registered name, its version and a line on what it is."""
+    with pytest.raises(SystemExit) as stop:
+        module.parse_args(["--list-policies"])
+    assert stop.value.code == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    for name in ("random", "simple", "expert", "patient", "tempo", "pimc", "searcher"):
+        assert name in lines
+    assert "simple@2" in lines["simple"] and "searcher@" in lines["searcher"]
+    assert "sha256:" in lines["ppo-taught"]
+    assert len(lines["expert"].split(None, 2)[2]) > 10  # a description
+
+
+@pytest.mark.parametrize(
+    "parse",
+    [evaluate_cli.parse_args, play_cli.parse_args, train_cli.parse_args,
+     lambda argv: play_cli.parse_args(argv, web_only=True), plot_cli.parse_args,
+     tune_cli.parse_args],
+)  # fmt: skip
+def test_every_command_has_version_and_examples(parse, capsys):
+    """--version prints the package's version; --help ends with examples."""
+    with pytest.raises(SystemExit) as stop:
+        parse(["--version"])
+    assert stop.value.code == 0 and __version__ in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        parse(["--help"])
+    assert "examples:" in capsys.readouterr().out
+
+
+def test_version_is_0_2_0_in_the_package_metadata():
+    """The installed metadata and ``hgin_env.__version__`` agree."""
+    from importlib import metadata
+
+    assert __version__ == "0.2.0" == metadata.version("hollywood-gin")
+
+
+def test_unknown_name_in_an_uninstalled_clone_says_make_setup(monkeypatch, capsys):
+    """Without the installed package the error tells how to install; installed, it does not."""
+    monkeypatch.setattr(common, "installed", lambda: False)
+    assert evaluate_cli.main(["simpel", "random", "--series", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown policy 'simpel'" in err and "make setup" in err
+    monkeypatch.setattr(common, "installed", lambda: True)
+    assert evaluate_cli.main(["simpel", "random", "--series", "1", "--no-progress"]) == 2
+    assert "make setup" not in capsys.readouterr().err
+
+
+def test_results_json_carries_provenance(tmp_path):
+    """Version, commit, each model file's sha256, rules and seeds, under one key."""
+    from agents.evaluation.provenance import model_files
+
+    out = tmp_path / "p.json"
+    argv = ["ppo-cards", "random", "--series", "1", "--seed", "5", "--no-progress",
+            "--rules", "undercut_bonus=25", "--json", str(out)]  # fmt: skip
+    assert evaluate_cli.main(argv) == 0
+    prov = json.loads(out.read_text())["provenance"]
+    assert prov["version"] == __version__
+    assert prov["git"] is None or len(prov["git"]["commit"]) == 40
+    assert prov["seeds"]["seed"] == 5 and prov["rules"]["undercut_bonus"] == 25
+    files = model_files("ppo-cards")
+    assert files and list(prov["models"]) == ["ppo-cards"]
+    hashes = prov["models"]["ppo-cards"]
+    assert sorted(hashes.values()) == sorted(
+        hashlib.sha256(f.read_bytes()).hexdigest() for f in files
+    )
+
+
+def test_play_defaults_to_the_strongest_shipped_network():
+    """play.py and the web table start against ppo-taught (docs/results.md's strongest)."""
+    assert play_cli.default_opponent() == "ppo-taught"
