@@ -99,9 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
+    from hgin_cli.track import TrackingError, attach, tracking
     from hgin_env.envs.policy import PolicyLoadError
     from hgin_env.envs.workers import EnvWorkerError
-    from hgin_cli.track import TrackingError, attach, tracking
 
     try:
         if args.resume:
