@@ -100,3 +100,40 @@ def test_results_json_carries_provenance(tmp_path):
 def test_play_defaults_to_the_strongest_shipped_network():
     """play.py and the web table start against ppo-taught (docs/results.md's strongest)."""
     assert play_cli.default_opponent() == "ppo-taught"
+
+
+def test_every_shipped_model_has_a_fresh_generated_card():
+    """models/<name>/README.md is what the generator writes from the folder's files."""
+    from agents.policies.model import MODELS_DIR
+    from hgin_cli import model_card
+
+    folders = sorted(p for p in MODELS_DIR.iterdir() if p.is_dir())
+    assert folders
+    for folder in folders:
+        card = (folder / "README.md").read_text()
+        assert card == model_card.make_card(folder), f"{folder.name}: run make cards"
+        for section in ("## How it was made", "## What it sees", "## Results",
+                        "## Known weaknesses", "## Load it"):  # fmt: skip
+            assert section in card, (folder.name, section)
+        assert f'load_policy("{folder.name}")' in card and "sha256" in card
+    for name in ("ppo-knock", "ppo-taught"):  # made by expert iteration, not by train.py
+        card = (MODELS_DIR / name / "README.md").read_text()
+        assert "Not trained by `train.py`" in card and "expert_iteration.json" in card
+    assert model_card.main(["--check"]) == 0
+
+
+def test_model_card_reads_results_and_weaknesses_from_the_files(tmp_path):
+    """A copied folder with a changed result gives a changed card (nothing hard-coded)."""
+    import shutil
+
+    from agents.policies.model import MODELS_DIR
+    from hgin_cli import model_card
+
+    folder = tmp_path / "ppo-cards"
+    shutil.copytree(MODELS_DIR / "ppo-cards", folder)
+    data = json.loads((folder / "eval.json").read_text())
+    data["results"]["simple"].update(series_win_rate=0.3, series_win_ci=[0.25, 0.35])
+    (folder / "eval.json").write_text(json.dumps(data))
+    card = model_card.make_card(folder)
+    assert "30.0% [25.0%, 35.0%]" in card and "loses to `simple`" in card
+    assert model_card.main([str(folder), "--check"]) == 1
