@@ -20,7 +20,10 @@ from typing import Any
 #: the wandb project a run goes to unless ``--wandb-project`` names another
 PROJECT = "hollywood-gin"
 #: the run folder's files attached to the wandb run (the checkpoints and tb/ stay out)
-ATTACHED = ("config.yaml", "eval.json", "pretrain.json", "final_model.zip", "best_model.zip")
+ATTACHED = (
+    "config.yaml", "eval.json", "pretrain.json", "provenance.json", "final_model.zip",
+    "best_model.zip",
+)  # fmt: skip
 
 
 class TrackingError(RuntimeError):

@@ -91,6 +91,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def write_provenance(run_dir: Path, argv: list[str]) -> None:
+    """Write ``provenance.json`` in the run folder: version, commit, model sha256s, seeds.
+
+    The models are the run's own (``final_model.zip``, ``best_model.zip``: whichever
+    exists) and those its config names (a pretraining start or teacher, opponents).
+    """
+    import json
+
+    import yaml
+
+    from agents.evaluation.provenance import provenance
+
+    config = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    opponents = config.get("opponents") or {}
+    league = opponents.get("league") or {}
+    pretrain = config.get("pretrain") or {}
+    named = [
+        *(opponents.get("mix") or {}),
+        *(league.get("bots") or {}),
+        *(str(pretrain[k]) for k in ("init_from", "teacher") if pretrain.get(k)),
+    ]
+    own = [str(p) for p in sorted(run_dir.glob("*_model.*"))]
+    seeds = {"seed": config.get("seed"), "eval_seed": (config.get("eval") or {}).get("seed")}
+    data = provenance([*own, *named], config.get("rules"), seeds, ["train.py", *argv])
+    (run_dir / "provenance.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line, train, and print where the results are."""
     args = parse_args(argv)
@@ -143,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 None if args.resume else config, run_name=args.run_name, resume=args.resume,
                 overrides=overrides, **kwargs,
             )  # fmt: skip
+            write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
             if wandb_run is not None:
                 attach(wandb_run, result.run_dir, result.final_eval)
     except TrackingError as exc:

@@ -49,6 +49,17 @@ def test_track_offline_writes_a_wandb_run_with_synced_tensorboard(tiny_run):
     assert b"run-tracked" in data and b"final_model.zip" in data  # the run folder artifact
 
 
+def test_a_training_run_folder_records_its_provenance(tiny_run):
+    """provenance.json: version, commit, the run's own models' sha256, rules and seeds."""
+    from hgin_env import __version__
+
+    prov = json.loads((tiny_run / "provenance.json").read_text())
+    assert prov["version"] == __version__ and prov["seeds"]["seed"] == 0
+    assert prov["rules"]["knock_limit"] == 10 and prov["command"][0] == "train.py"
+    hashed = [f for files in prov["models"].values() for f in files]
+    assert any(f.endswith("final_model.zip") for f in hashed)
+
+
 def test_plot_draws_learning_curves_of_a_run_folder(tiny_run, tmp_path):
     """hgin-plot RUN_DIR RUN_DIR -o x.png: a PNG of the overlaid curves."""
     out = tmp_path / "curves.png"
