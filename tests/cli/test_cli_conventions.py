@@ -137,3 +137,13 @@ def test_model_card_reads_results_and_weaknesses_from_the_files(tmp_path):
     card = model_card.make_card(folder)
     assert "30.0% [25.0%, 35.0%]" in card and "loses to `simple`" in card
     assert model_card.main([str(folder), "--check"]) == 1
+
+
+@pytest.mark.parametrize("module", ["hgin_env.replay", "hgin_cli.model_card"])
+def test_the_module_commands_have_version(module, capsys):
+    """``python -m hgin_env.replay --version`` and the card writer's print the version."""
+    import importlib
+
+    with pytest.raises(SystemExit) as stop:
+        importlib.import_module(module).main(["--version"])
+    assert stop.value.code == 0 and __version__ in capsys.readouterr().out
