@@ -159,6 +159,6 @@ def epilog(*examples: str) -> str:
     return "examples:\n" + "\n".join(f"  {line}" for line in examples)
 
 
-def parser_class() -> type[argparse.HelpFormatter]:
+def help_formatter() -> type[argparse.HelpFormatter]:
     """The help formatter of every command: the epilog's lines kept as written."""
     return argparse.RawDescriptionHelpFormatter

@@ -55,7 +55,7 @@ from hgin_cli.common import (
     add_rules,
     add_version,
     epilog,
-    parser_class,
+    help_formatter,
     policy_error,
     rules_items,
 )
@@ -68,7 +68,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(
         description="Play full Hollywood series between policies and report the results.",
-        formatter_class=parser_class(),
+        formatter_class=help_formatter(),
         epilog=epilog(
             "%(prog)s simple random --series 200 --seed 1",
             "%(prog)s ppo-taught --against random simple expert --series 2000 --json out.json",

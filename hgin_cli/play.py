@@ -33,7 +33,7 @@ from hgin_cli.common import (
     add_rules,
     add_version,
     epilog,
-    parser_class,
+    help_formatter,
     policy_error,
     rules_items,
 )
@@ -61,7 +61,7 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
         parser = argparse.ArgumentParser(
             prog="hgin-web",
             description="Play, watch and replay Hollywood Gin in the browser.",
-            formatter_class=parser_class(),
+            formatter_class=help_formatter(),
             epilog=epilog(
                 "hgin-web                      # the strongest shipped network, port 8000",
                 "hgin-web expert --port 0 --seed 7",
@@ -71,7 +71,7 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
     else:
         parser = argparse.ArgumentParser(
             description="Play a Hollywood Gin series in the terminal.",
-            formatter_class=parser_class(),
+            formatter_class=help_formatter(),
             epilog=epilog(
                 "%(prog)s                       # against the strongest shipped network",
                 "%(prog)s expert --seed 7 --hands 3",

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hgin_cli.common import add_version, epilog, parser_class
+from hgin_cli.common import add_version, epilog, help_formatter
 
 #: the TensorBoard scalar drawn beside the evaluations
 TB_TAG = "rollout/ep_rew_mean"
@@ -43,7 +43,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="hgin-plot",
         description="Draw learning curves, league heatmaps, ratings and results bars as PNG.",
-        formatter_class=parser_class(),
+        formatter_class=help_formatter(),
         epilog=epilog(
             "%(prog)s runs/default__0__20261201-120000 -o curves.png",
             "%(prog)s runs/sp__* runs/vs_simple__* -o compare.png --metric series_win_rate",

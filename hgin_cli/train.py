@@ -20,14 +20,14 @@ import signal
 import sys
 from pathlib import Path
 
-from hgin_cli.common import add_version, epilog, parser_class
+from hgin_cli.common import add_version, epilog, help_formatter
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
         description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
-        formatter_class=parser_class(),
+        formatter_class=help_formatter(),
         epilog=epilog(
             "%(prog)s                                  # configs/default.yaml",
             "%(prog)s --config vs_simple --seed 3 --set ppo.learning_rate=1e-4",

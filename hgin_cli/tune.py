@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hgin_cli.common import add_version, epilog, parser_class
+from hgin_cli.common import add_version, epilog, help_formatter
 
 #: the PPO fields searched and their ranges (batch sizes: the divisors of the rollout)
 SPACE = {
@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="hgin-tune",
         description="Search a config's PPO fields with Optuna (pruned short runs, a "
         "resumable SQLite study, the best config written as YAML).",
-        formatter_class=parser_class(),
+        formatter_class=help_formatter(),
         epilog=epilog(
             "%(prog)s vs_simple --trials 20 --steps 200000",
             "%(prog)s configs/selfplay.yaml --trials 8 --study sp --set ppo.n_envs=64",
