@@ -276,7 +276,7 @@ def draw_league(path: Path) -> Any:
     cis = [[r["ci_low"], r["ci_high"]] for r in ratings]
     _bars(right, [r["name"] for r in ratings], values, cis, "C0")
     right.axhline(0, color="grey", lw=0.8)
-    right.set_ylabel(f"rating ({data.get('rating_method', 'Elo scale')}, 95% CI)")
+    right.set_ylabel("rating, Elo scale (95% CI)")
     right.set_title("ratings")
     right.grid(axis="y", alpha=0.3)
     return fig
