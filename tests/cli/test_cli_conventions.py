@@ -147,3 +147,19 @@ def test_the_module_commands_have_version(module, capsys):
     with pytest.raises(SystemExit) as stop:
         importlib.import_module(module).main(["--version"])
     assert stop.value.code == 0 and __version__ in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("script", ["evaluate.py", "train.py", "play.py"])
+def test_a_clone_without_its_dependencies_says_make_setup(script):
+    """``python -S evaluate.py`` (no site-packages: numpy missing) names the fix, status 2."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-S", str(root / script), "simple", "random"],
+        cwd=root, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "make setup" in proc.stderr and "Traceback" not in proc.stderr
