@@ -558,16 +558,24 @@ def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) 
 
 
 def test_the_replay_title_reads_its_info_and_the_rules_are_shown(client) -> None:
-    """A record's info reads as words in the title (no Python list); each hand has its rules."""
+    """A record's info reads as words in the title (no Python list); each hand has its rules.
+
+    evaluate.py counts series from 0 (``"series": 3`` is the fourth): the title counts
+    series and hands from 1.
+    """
     text = page_transcript(client, 12)
     record = json.loads(text)
     record["info"] = {"series": 3, "versions": ["simple@2", "expert@1"], "x": {"a": 1}}
     record["rules"]["gin_bonus"] = 25  # the default: the rules say so
     (hand,) = client.post("/api/replay", json={"text": json.dumps(record)}).json()["hands"]
-    assert hand["title"] == "Hand 1 of 1 · series 3 · versions simple@2, expert@1"
+    assert hand["title"] == "Hand 1 of 1 · series 4 · versions simple@2, expert@1"
     assert hand["rules"] == ""
+    assert hand["rules_in_force"].startswith("knock at 10 or less · gin bonus 25 ·")
     view = client.post("/api/play", json={"rules": "knock_limit=7"}).json()
     assert view["rules"] == "knock_limit=7"
+    assert view["rules_in_force"] == (
+        "knock at 7 or less · gin bonus 25 · undercut bonus 10 · big gin off · games to 100"
+    )
     body = {"players": ["simple", "simple"], "rules": "gin_bonus=30"}
     watch = client.post("/api/watch", json=body)
     assert watch.json()["rules"] == "gin_bonus=30"
