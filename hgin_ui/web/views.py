@@ -247,10 +247,11 @@ def breakdown(result: dict[str, Any], rules: RulesConfig, names: Sequence[str]) 
     if outcome not in _KNOCKS or not isinstance(k, int) or not isinstance(d, int):
         return []
     defender = names[1 - int(result["knocker"])]
+    whose = "your" if defender == "You" else f"{defender}'s"
     if outcome == "GIN":
-        return [f"{defender}'s deadwood {d}", f"gin bonus {rules.gin_bonus}"]
+        return [f"{whose} deadwood {d}", f"gin bonus {rules.gin_bonus}"]
     if outcome == "BIG_GIN":
-        return [f"{defender}'s deadwood {d}", f"big gin bonus {rules.big_gin_bonus}"]
+        return [f"{whose} deadwood {d}", f"big gin bonus {rules.big_gin_bonus}"]
     if outcome == "UNDERCUT":
         return [f"undercut bonus {rules.undercut_bonus}", f"deadwood {k} - {d} = {k - d}"]
     return [f"deadwood {d} - {k} = {d - k}"]
