@@ -394,12 +394,12 @@ def check_the_board(page, width: int) -> None:
 #: whether every "-> N" hint is hidden from a screen reader (the card's name says it)
 HINTS_READ = """() => [...document.querySelectorAll('#play-table .dw')]
   .every((e) => e.getAttribute('aria-hidden') === 'true')"""
-#: the cards of the person's hand whose corner index overlaps the centre (pip or court)
+#: the court cards (J, Q, K) of the person's hand whose corner index the court overlaps
 CORNERS_CLEAR = """() => [...document.querySelectorAll('#play-table .seat.bottom .card[data-card]')]
   .filter((card) => {
     const shown = (e) => e && getComputedStyle(e).display !== 'none';
     const corner = card.querySelector('.corner.top');
-    const centre = card.querySelector('.court, .pip');
+    const centre = card.querySelector('.court');
     if (!shown(corner) || !shown(centre)) return false;
     const a = corner.getBoundingClientRect(), b = centre.getBoundingClientRect();
     const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
