@@ -38,8 +38,11 @@ if CHROMIUM is None:
         allow_module_level=True,
     )
 
-#: a deal where clicking the least-deadwood discard ends in a knock with layoffs
+#: the page's default seed in these tests
 SEED = 22
+#: a deal where clicking a knock when offered, else the least-deadwood discard, ends in
+#: the person's knock with a layoff on one of its melds
+LAYOFF_SEED = 18
 #: a search opponent small enough for a test (its full spec is long)
 SEARCH = "pimc:worlds=4"
 #: the rules line under default rules: the values in force
@@ -173,6 +176,7 @@ def play_out_the_hand(page, move) -> None:
 def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -> None:
     """Clicks play a whole hand; the headline and the sheet match the engine's record of it."""
     page = open_page(context, server)
+    page.fill("#play-form input[name=seed]", str(LAYOFF_SEED))
     act(page, "#play-board", lambda: page.click("#play-new"))
     # a move typed at the prompt gets play.py's refusal, and the table stays as it was
     if state(page) in ("offer", "draw"):
@@ -202,6 +206,16 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -
     result, names = record["result"], record["names"]
     assert page.inner_text("#play-result-headline") == you_words(result_lines(result, names)[-1])
     assert len(page.locator("#play-result .result-seat").all()) == 2
+    # the layoffs are drawn on the knocker's melds they extend, each a card of that meld
+    assert result["layoffs"], "the deal no longer ends with layoffs"
+    laid = page.eval_on_selector_all(
+        "#play-result .group.meld[data-laid]",
+        "els => els.map(e => [e.dataset.laid, [...e.querySelectorAll('.card')].map(c => c.dataset.card)])",
+    )
+    assert sorted(c for text, _ in laid for c in text.split()) == sorted(result["layoffs"].split())
+    for text, cards in laid:
+        assert cards[-len(text.split()) :] == text.split(), (text, cards)
+        assert any(cards[:3] == m[:3] for m in result["knocker_melds"]), (cards, result)
     # the sheet: the hand's points in game 1 of the winner's row, no entry elsewhere
     for seat in (0, 1):
         cells = page.locator(f"#play-sheet tr[data-seat='{seat}'] td")
@@ -720,7 +734,6 @@ def test_a_gin_is_said_as_gin_with_its_breakdown(browser, server, shots, width, 
         page = open_page(ctx, server)
         page.fill("#play-form input[name=seed]", str(GIN_SEED))
         act(page, "#play-board", lambda: page.locator("#play-new").click())
-        assert page.inner_text("#play-rules") == DEFAULT_RULES
 
         def move(page) -> None:
             assert fits_the_width(page)
@@ -752,6 +765,7 @@ def test_a_gin_is_said_as_gin_with_its_breakdown(browser, server, shots, width, 
         cut = "(e) => e.scrollWidth > e.clientWidth + 1"
         assert not page.eval_on_selector("#play-result .result-text", cut)
         assert fits_the_width(page) and page.errors == []
+        assert page.inner_text("#play-rules") == DEFAULT_RULES  # the values in force
         if width == 390:
             page.locator("#play-result").scroll_into_view_if_needed()
             page.screenshot(path=str(shots / "web-phone-gin.png"))
