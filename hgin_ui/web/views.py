@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hgin_env.engine.actions import DRAW, KNOCK, N_CARDS, PASS, TAKE
+from hgin_env.engine.actions import DRAW, KNOCK, PASS, TAKE
 from hgin_env.engine.cards import (
     CARD_RANK,
     CARD_SUIT,
     CARD_VALUE,
+    N_CARDS,
     card_id,
     card_text,
     parse_cards,
@@ -257,9 +258,7 @@ def breakdown(result: dict[str, Any], rules: RulesConfig, names: Sequence[str]) 
     return [f"deadwood {d} - {k} = {d - k}"]
 
 
-def result_view(
-    record: dict[str, Any], games: Sequence[int] | None = None
-) -> dict[str, Any]:
+def result_view(record: dict[str, Any], games: Sequence[int] | None = None) -> dict[str, Any]:
     """A finished hand's record laid out: per seat its melds, layoffs, deadwood and role.
 
     Also how its points add up (``breakdown``, summed in ``points``), the layoffs on
@@ -267,7 +266,8 @@ def result_view(
     Hollywood games the points went into (from 1), when known.
     """
     result, names = record["result"], list(record["names"])
-    rules = RulesConfig.from_dict(record["rules"]) if isinstance(record.get("rules"), dict) else None
+    given = record.get("rules")
+    rules = RulesConfig.from_dict(given) if isinstance(given, dict) else RulesConfig()
     layout = []
     knock = result["outcome"] in _KNOCKS
     for seat in (0, 1):
@@ -309,7 +309,7 @@ def result_view(
         "headline": lines[-1],
         "lines": lines,
         "seats": layout,
-        "breakdown": breakdown(result, rules or RulesConfig(), names),
+        "breakdown": breakdown(result, rules, names),
         "games": list(games) if games is not None else None,
     }
 

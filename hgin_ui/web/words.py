@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-from hgin_env.engine.actions import KNOCK, N_CARDS
-from hgin_env.engine.cards import card_text
+from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.cards import N_CARDS, card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.melds import best_melds

@@ -210,7 +210,8 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -
     assert result["layoffs"], "the deal no longer ends with layoffs"
     laid = page.eval_on_selector_all(
         "#play-result .group.meld[data-laid]",
-        "els => els.map(e => [e.dataset.laid, [...e.querySelectorAll('.card')].map(c => c.dataset.card)])",
+        "els => els.map(e => [e.dataset.laid,"
+        " [...e.querySelectorAll('.card')].map(c => c.dataset.card)])",
     )
     assert sorted(c for text, _ in laid for c in text.split()) == sorted(result["layoffs"].split())
     for text, cards in laid:
@@ -516,7 +517,8 @@ def press_on(page, target) -> int:
         now = order.index(page.evaluate("document.activeElement.dataset.card"))
         want = order.index(target.get_attribute("data-card"))
         right = (want - now) % len(order)
-        key, count = ("ArrowRight", right) if right <= len(order) - right else ("ArrowLeft", len(order) - right)
+        left = len(order) - right
+        key, count = ("ArrowRight", right) if right <= left else ("ArrowLeft", left)
         for _ in range(count):
             page.keyboard.press(key)
             presses += 1
@@ -635,8 +637,11 @@ def seen_thinking(page, card: str) -> None:
 
 @pytest.fixture(scope="module")
 def searcher() -> str:
-    """``searcher``, loaded once in the server's process first: its first load compiles
-    its kernels (half a minute on a busy machine), which a click should not wait for."""
+    """``searcher``, loaded once in the server's process first.
+
+    Its first load compiles its kernels (half a minute on a busy machine), which a click
+    should not wait for.
+    """
     load_policy("searcher", 0)
     return "searcher"
 
@@ -651,7 +656,12 @@ def test_a_reload_keeps_the_game_the_bot_is_seen_thinking_and_arrows_play(
     try:
         page = open_page(ctx, server)
         dialogs: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.type), d.accept()))
+
+        def answer(dialog) -> None:  # "leave the page?": yes
+            dialogs.append(dialog.type)
+            dialog.accept()
+
+        page.on("dialog", answer)
         page.select_option("#play-form select[name=opponent]", searcher)
         act(page, "#play-board", lambda: page.locator("#play-new").click(), timeout=120_000)
         played: list[str] = []

@@ -651,7 +651,8 @@ def test_a_gin_is_said_as_gin_and_every_result_adds_up(client) -> None:
     for seed in range(12):
         result = page_hand(client, seed)["result"]
         seen.add(result["outcome"])
-        numbers = [int(re.findall(r"-?\d+", item.split("=")[-1])[-1]) for item in result["breakdown"]]
+        items = result["breakdown"]
+        numbers = [int(re.findall(r"-?\d+", item.split("=")[-1])[-1]) for item in items]
         if result["outcome"] in ("KNOCK", "GIN", "UNDERCUT"):
             assert sum(numbers) == result["points"], result
             assert result["games"] == [1], result  # the first hand of a series: game 1
@@ -676,7 +677,8 @@ def test_the_sheet_hand_by_hand_follows_hollywood_scoring(client) -> None:
     names = view["names"]
     for row in history:
         winner = names.index(row["winner"]) if row["winner"] else -1
-        expect = [] if winner < 0 else [g + 1 for g in sheets.next_entry_games(np.array([winner]))[0].nonzero()[0]]
+        entry = sheets.next_entry_games(np.array([max(winner, 0)]))[0]
+        expect = [] if winner < 0 else [g + 1 for g in np.flatnonzero(entry)]
         if winner >= 0:
             sheets.record(np.array([winner]), np.array([row["points"]]))
         assert row["games"] == expect, (row, expect)
@@ -716,8 +718,10 @@ def test_discards_are_listed_in_the_order_played(client) -> None:
 
 
 def test_a_game_reopens_by_its_id_only_with_the_token_and_from_the_page(client) -> None:
-    """``GET /api/play/{id}`` gives the game (resume); its id is 128 random bits; no token
-    or another site is refused, and a forgotten game is a 404."""
+    """``GET /api/play/{id}`` reopens a game; no token or another site is refused.
+
+    The id is 128 random bits; an ended game says so; a forgotten one is a 404.
+    """
     view = client.post("/api/play", json={"seed": 1}).json()
     assert re.fullmatch(r"[0-9a-f]{32}", view["game"])
     again = client.get(f"/api/play/{view['game']}")
