@@ -762,7 +762,7 @@ def test_a_gin_is_said_as_gin_with_its_breakdown(browser, server, shots, width, 
         assert page.inner_text("#play-result-headline") == headline
         d = defender["deadwood"]
         assert result["points"] == d + 25
-        breakdown = f"your deadwood {d} + gin bonus 25 = {d + 25} points to simple, into game 1."
+        breakdown = f"Your deadwood {d} + gin bonus 25 = {d + 25} points to simple, into game 1."
         assert page.inner_text("#play-result-breakdown") == breakdown
         announced = page.inner_text("#play-announce")
         assert gin_line in announced and headline in announced and breakdown in announced

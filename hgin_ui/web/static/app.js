@@ -390,7 +390,7 @@ function renderResult(box, result, extra) {
       );
     });
     if (seat.layoffs.length) {
-      const on = knocker ? ` on ${knocker.name}'s melds` : "";
+      const on = knocker ? ` on ${knocker.name === "You" ? "your" : knocker.name + "'s"} melds` : "";
       groups.push(el("div", { class: "group layoff" }, el("div", { class: "group-label" }, `laid off${on}`), cardRow(seat.layoffs)));
     }
     if (seat.deadwood_cards.length) {
@@ -415,7 +415,8 @@ function renderResult(box, result, extra) {
 function breakdownText(result) {
   if (!result.breakdown || !result.breakdown.length) return "";
   const sum = result.breakdown.length > 1 ? `${result.breakdown.join(" + ")} = ${result.points}` : result.breakdown[0];
-  const winner = result.seats[result.winner] ? result.seats[result.winner].name : "";
+  const name = result.seats[result.winner] ? result.seats[result.winner].name : "";
+  const winner = name === "You" ? "you" : name;
   let games = "";
   if (result.games && result.games.length) {
     const list = result.games.length === 1 ? `game ${result.games[0]}` : `games ${result.games.slice(0, -1).join(", ")} and ${result.games[result.games.length - 1]}`;
@@ -423,7 +424,8 @@ function breakdownText(result) {
   } else if (result.games) {
     games = ", into no game (all are over)";
   }
-  return `${sum} points to ${winner}${games}.`.replace(/\b1 points\b/, "1 point");
+  const text = `${sum} points to ${winner}${games}.`.replace(/\b1 points\b/, "1 point");
+  return text[0].toUpperCase() + text.slice(1);
 }
 
 function renderSheet(box, sheet, history) {
