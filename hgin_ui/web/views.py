@@ -240,8 +240,9 @@ def laid_on(melds: Sequence[Sequence[str]], layoffs: Sequence[str]) -> list[list
 def breakdown(result: dict[str, Any], rules: RulesConfig, names: Sequence[str]) -> list[str]:
     """How a hand's points add up, item by item (empty for a drawn hand).
 
-    ``["deadwood 23 - 7 = 16"]`` for a knock, ``["Bob's deadwood 15", "gin bonus 25"]``
-    for a gin, ``["undercut bonus 10", "deadwood 9 - 6 = 3"]`` for an undercut.
+    ``["deadwood 23 (after laying off 5C) - 7 = 16"]`` for a knock (the defender's
+    deadwood after its layoffs), ``["Bob's deadwood 15", "gin bonus 25"]`` for a gin,
+    ``["undercut bonus 10", "deadwood 9 - 6 = 3"]`` for an undercut.
     """
     outcome = result["outcome"]
     k, d = result.get("knocker_deadwood"), result.get("defender_deadwood")
@@ -253,9 +254,11 @@ def breakdown(result: dict[str, Any], rules: RulesConfig, names: Sequence[str]) 
         return [f"{whose} deadwood {d}", f"gin bonus {rules.gin_bonus}"]
     if outcome == "BIG_GIN":
         return [f"{whose} deadwood {d}", f"big gin bonus {rules.big_gin_bonus}"]
+    laid = " ".join(by_rank((result.get("layoffs") or "").split()))
+    after = f" (after laying off {laid})" if laid else ""
     if outcome == "UNDERCUT":
-        return [f"undercut bonus {rules.undercut_bonus}", f"deadwood {k} - {d} = {k - d}"]
-    return [f"deadwood {d} - {k} = {d - k}"]
+        return [f"undercut bonus {rules.undercut_bonus}", f"deadwood {k} - {d}{after} = {k - d}"]
+    return [f"deadwood {d}{after} - {k} = {d - k}"]
 
 
 def result_view(record: dict[str, Any], games: Sequence[int] | None = None) -> dict[str, Any]:

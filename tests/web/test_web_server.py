@@ -646,6 +646,10 @@ def test_a_gin_is_said_as_gin_and_every_result_adds_up(client) -> None:
     d = result["seats"][0]["deadwood"]
     assert result["breakdown"] == [f"your deadwood {d}", "gin bonus 25"]
     assert result["points"] == d + 25 and result["games"] == [1]
+    # a knock with a layoff: the defender's deadwood after it, and the meld it went on
+    result = page_hand(client, 18)["result"]
+    assert result["breakdown"] == ["deadwood 20 (after laying off 5C) - 9 = 11"]
+    assert result["seats"][0]["laid_on"] == [[], ["5C"]]
     # every kind of result adds up: knocks, undercuts, gins, over many deals
     seen = set()
     for seed in range(12):
