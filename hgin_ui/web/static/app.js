@@ -458,6 +458,12 @@ function renderSheet(box, sheet, history) {
   if (history && history.length) box.append(handByHand(box, sheet, history));
 }
 
+// A seat's name on the sheet (its rows are listed the person first, each with its seat).
+function seatName(sheet, seat) {
+  const row = sheet.rows.find((r) => r.seat === seat);
+  return row ? row.name : `seat ${seat}`;
+}
+
 // The sheet hand by hand: each hand's winner and points, and the points it put in each
 // of the three games. Open or closed, it stays so while the game goes on.
 const handsOpen = {};
@@ -471,7 +477,14 @@ function handByHand(box, sheet, history) {
       { "data-hand": h.hand },
       el("th", { scope: "row" }, String(h.hand)),
       el("td", { class: "name", title: h.winner || "no one" }, h.winner ? `${h.winner}${h.outcome === "GIN" ? " (gin)" : h.outcome === "BIG_GIN" ? " (big gin)" : h.outcome === "UNDERCUT" ? " (undercut)" : ""}` : "draw"),
-      [1, 2, 3].map((g) => el("td", { "data-game": g }, h.games.includes(g) ? `+${h.points}` : "")),
+      // each cell's hover: the game's scores after the hand (seat 0 first, as the history)
+      [1, 2, 3].map((g) =>
+        el(
+          "td",
+          { "data-game": g, title: `game ${g} after hand ${h.hand}: ${h.totals.map((t, seat) => `${seatName(sheet, seat)} ${t[g - 1]}`).join(", ")}` },
+          h.games.includes(g) ? `+${h.points}` : "",
+        ),
+      ),
     ),
   );
   const details = el(
