@@ -111,5 +111,10 @@ def test_two_tune_trials_resume_and_write_the_best_config(tmp_path, capsys):
     assert sorted(p.name for p in tune_dir.glob("tiny__t*")) == ["tiny__t0", "tiny__t1"]
     best = yaml.safe_load((tune_dir / "tiny_best.yaml").read_text())
     assert best["experiment"] == "tiny" and 1e-5 <= best["ppo"]["learning_rate"] <= 1e-3
+    import optuna
+
+    study = optuna.load_study(study_name="tiny", storage=f"sqlite:///{tune_dir / 'tiny.db'}")
+    steps = [sorted(t.intermediate_values) for t in study.trials]
+    assert steps == [[128, 256], [128, 256]]  # each chunk's evaluation reported for pruning
     assert tune_cli.main(argv) == 0  # the study is read back from SQLite: nothing to run
     assert "2 trials done, 0 to run" in capsys.readouterr().out
