@@ -287,6 +287,7 @@ def make_card(folder: Path) -> str:
         "",
         "```python",
         "from agents.policies.model import load_policy",
+        "",
         f'policy = load_policy("{name}")  # or the folder\'s path',
         "actions = policy.act(observations, action_masks)  # batched, masked",
         "```",
