@@ -10,9 +10,11 @@ its weights files, whatever their format), the rules and the seeds.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import platform
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -88,13 +90,39 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
+def named_models(spec: str) -> list[str]:
+    """The specs of the models a policy spec uses: itself, and the models in its options.
+
+    A search spec names its networks in its options (``pimc:rollout=ppo-league2``); a
+    ``searcher`` version names them in its fixed parameters.
+
+    >>> named_models("pimc:worlds=8,rollout=ppo-league2")
+    ['pimc:worlds=8,rollout=ppo-league2', 'ppo-league2']
+    """
+    texts = [spec]
+    if spec.split("@", 1)[0].split(":", 1)[0] == "searcher":
+        from agents.search.pimc import SEARCHERS, exact_searcher_name
+
+        with contextlib.suppress(ValueError, KeyError):
+            exact = exact_searcher_name(spec) or ""
+            texts.append(SEARCHERS[int(exact.split("@")[1].split(":")[0])])
+    found = [spec]
+    for text in texts:
+        for item in re.split(r"[:,]", text)[1 if text is spec else 0 :]:
+            value = item.partition("=")[2]
+            if value and value not in found and model_files(value):
+                found.append(value)
+    return found
+
+
 def model_hashes(policies: Iterable[str | Path]) -> dict[str, dict[str, str]]:
-    """``{policy spec: {file: sha256}}`` for each spec that names model files."""
+    """``{model spec: {file: sha256}}`` for each model a policy spec names or uses."""
     out: dict[str, dict[str, str]] = {}
-    for spec in dict.fromkeys(str(p) for p in policies):
-        files = model_files(spec)
-        if files:
-            out[spec] = {shown_path(f): file_sha256(f) for f in files}
+    for given in dict.fromkeys(str(p) for p in policies):
+        for spec in named_models(given):
+            files = model_files(spec)
+            if files and spec not in out:
+                out[spec] = {shown_path(f): file_sha256(f) for f in files}
     return out
 
 

@@ -163,3 +163,12 @@ def test_a_clone_without_its_dependencies_says_make_setup(script):
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert "make setup" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_provenance_hashes_the_networks_a_search_uses():
+    """A searcher's prior and rollout networks are hashed too (its fixed parameters name them)."""
+    from agents.evaluation.provenance import model_hashes
+
+    assert sorted(model_hashes(["searcher@1", "simple"])) == ["ppo-league2"]
+    assert sorted(model_hashes(["searcher@3"])) == ["ppo-league2", "ppo-taught"]
+    assert sorted(model_hashes(["pimc:worlds=8,rollout=ppo-cards"])) == ["ppo-cards"]
