@@ -6,14 +6,17 @@ Usage::
     python evaluate.py --league random simple expert --series 2000 --json league.json
     python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
-    python evaluate.py A B --rules undercut_bonus=25 knock_limit=10   # any supported rule set
+    python evaluate.py --rules undercut_bonus=25,knock_limit=10 A B   # any supported rule set
+    python evaluate.py --list-policies                # every policy name, version, summary
     python evaluate.py --exploit ppo-cards --steps 1000000 --series 1000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
 results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
 the series of each pair (``--against`` and ``--league`` too) in K processes, and ``--ray``
 as Ray tasks, with the same table and JSON as one process (the ``runner`` of
-``agents.evaluation.evaluate``; see docs/workers.md).
+``agents.evaluation.evaluate``; see docs/workers.md). ``--json`` results carry a
+``provenance`` block (package version, git commit, model sha256s, rules, seeds;
+``agents.evaluation.provenance``).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
 path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
@@ -36,6 +39,7 @@ from pathlib import Path
 
 from agents.cluster.ray import RayClusterError
 from agents.evaluation import Runner, evaluate, league, local, processes, ray, shard_bounds
+from agents.evaluation.provenance import provenance
 from agents.evaluation.report import (
     RESULTS_HEADER,
     league_tables,
@@ -47,6 +51,15 @@ from agents.evaluation.report import (
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.memory import SERIES_BYTES, check_fits
 from agents.policies.model import PolicyLoadError, load_policy
+from hgin_cli.common import (
+    add_list_policies,
+    add_rules,
+    add_version,
+    epilog,
+    help_formatter,
+    policy_error,
+    rules_items,
+)
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_cli.trust import add_trust_option, apply_trust
 from hgin_env.envs.spec import parse_rules
@@ -57,7 +70,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(
         description="Play full Hollywood series between policies and report the results.",
+        formatter_class=help_formatter(),
+        epilog=epilog(
+            "%(prog)s simple random --series 200 --seed 1",
+            "%(prog)s ppo-taught --against random simple expert --series 2000 --json out.json",
+            "%(prog)s --league random simple expert --series 500 --json league.json",
+            "%(prog)s --rules undercut_bonus=25,knock_limit=10 simple expert",
+            "%(prog)s --list-policies",
+            "hgin-plot out.json -o out.png     # draw the results (docs/plots.md)",
+        ),
     )
+    add_version(parser)
+    add_list_policies(parser)
     parser.add_argument(
         "policies", nargs="*", metavar="POLICY",
         help="two policies (A B): bot names, MaskablePPO .zip paths or shipped model names",
@@ -85,11 +109,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--workers", type=int, default=1, metavar="K",
         help="play the series in K processes (same results; A B, --against and --league)",
     )  # fmt: skip
-    parser.add_argument(
-        "--rules", nargs="+", default=[], metavar="KEY=VALUE",
-        help="rules options (docs/rules.md), e.g. undercut_bonus=25 knock_limit=10; "
-        "recorded in the JSON",
-    )  # fmt: skip
+    add_rules(parser, "rules options (docs/rules.md), recorded in the JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--exploit", metavar="TARGET",
@@ -124,6 +144,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_trust_option(parser)
     args = parser.parse_args(argv)
     apply_trust(args)
+    args.rules = rules_items(args.rules)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
     if args.exploit is not None:
         if args.policies or args.league or args.against or args.transcript or args.ray is not None:
             parser.error("--exploit TARGET takes no other policies, --transcript or --ray")
@@ -207,7 +229,10 @@ def run_exploit(args: argparse.Namespace) -> int:
             args.exploit, args.steps, args.exploit_config, overrides, args.series,
             args.seed, args.workers, args.run_name, progress=not args.no_progress,
         )  # fmt: skip
-    except (ConfigError, CheckpointError, PolicyLoadError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except (ConfigError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -218,21 +243,10 @@ def run_exploit(args: argparse.Namespace) -> int:
     print_table(title, ["", "A", "B"], pair_rows(res))
     print(markdown_table(RESULTS_HEADER, [results_row(res)]))
     print(f"run folder: {out.run_dir} (exploit.json, TensorBoard under tb/)")
-    return write_json(args.json, out.to_dict())
-
-
-def write_json(path: Path | None, data: object) -> int:
-    """Write ``--json`` atomically (a whole file or none); the exit status (2: failed)."""
-    if path is None:
-        return 0
-    from agents.training.checkpoint import atomic_write_text  # the one atomic writer
-
-    try:
-        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
-    except OSError as exc:
-        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}")
+    if args.json:
+        data = out.to_dict()
+        data["provenance"] = run_provenance(args, [args.exploit])
+        return write_json(args.json, data)
     return 0
 
 
@@ -243,7 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = parse_rules(args.rules)
         check_inputs(args)
-    except (OutputPathError, PolicyLoadError, ValueError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except (OutputPathError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.exploit is not None:
@@ -298,7 +315,10 @@ def main(argv: list[str] | None = None) -> int:
             if recorder is not None:
                 jsonl, txt = recorder.write(args.transcript)
                 print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
-    except (PolicyLoadError, RayClusterError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except RayClusterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except EnvWorkerError as exc:  # a worker process died
@@ -306,7 +326,35 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         cluster.close()
+    if args.json:
+        policies = [*args.policies, *(args.against or []), *(args.league or [])]
+        data["provenance"] = run_provenance(args, policies, rules.to_dict())
     return write_json(args.json, data)
+
+
+def write_json(path: Path | None, data: object) -> int:
+    """Write ``--json`` atomically (a whole file or none); the exit status (2: failed)."""
+    if path is None:
+        return 0
+    from agents.training.checkpoint import atomic_write_text  # the one atomic writer
+
+    try:
+        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+def run_provenance(
+    args: argparse.Namespace, policies: list[str], rules: dict | None = None
+) -> dict:
+    """The JSON's ``provenance`` block: version, commit, model sha256s, rules, seeds."""
+    if rules is None:
+        rules = parse_rules(args.rules).to_dict()
+    seeds = {"seed": args.seed, "series": args.series, "duplicate": args.duplicate}
+    return provenance(policies, rules, seeds, command=["evaluate.py", *args.argv])
 
 
 if __name__ == "__main__":
