@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                 None if args.resume else config, run_name=args.run_name, resume=args.resume,
                 overrides=overrides, **kwargs,
             )  # fmt: skip
-            write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
+            if (result.run_dir / "config.yaml").is_file():  # not a run removed at Ctrl-C
+                write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
             if wandb_run is not None:
                 attach(wandb_run, result.run_dir, result.final_eval)
     except TrackingError as exc:

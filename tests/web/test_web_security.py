@@ -70,8 +70,13 @@ def test_a_path_for_the_opponent_is_refused_and_nothing_is_loaded(client, tmp_pa
     assert loads == [] and stored(client) == 0
 
 
-def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path) -> None:
-    """``--models runs/`` lists its zips and model folders by name; those names play."""
+def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path, monkeypatch) -> None:
+    """``--models runs/`` lists its zips and model folders by name; trusted, those play.
+
+    A model zip holds pickled objects: without ``--trust-model`` (``HGIN_TRUST_MODEL``)
+    a listed one is refused with a 400, with it the names play.
+    """
+    monkeypatch.delenv("HGIN_TRUST_MODEL", raising=False)
     runs = tmp_path / "runs"
     (runs / "a").mkdir(parents=True)
     (runs / "b").mkdir()
@@ -81,6 +86,9 @@ def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path) -> 
     with table_client(app) as c:
         models = c.get("/api/options").json()["models"]
         assert models == [*shipped_models(), "runs/a/final_model", "runs/b"]
+        untrusted = c.post("/api/play", json={"opponent": "runs/b", "seed": 2})
+        assert untrusted.status_code == 400 and stored(c) == 0
+        monkeypatch.setenv("HGIN_TRUST_MODEL", "1")
         for name in ("runs/a/final_model", "runs/b"):
             view = c.post("/api/play", json={"opponent": name, "seed": 2}).json()
             assert view["names"][1] == name
@@ -301,7 +309,7 @@ def test_json_nested_100k_deep_is_a_400(client) -> None:
         assert response.json()["error"] == "malformed request: the JSON is nested too deep"
     response = client.post("/api/replay", json={"text": deep, "name": "t.jsonl"})
     assert response.status_code == 400
-    assert response.json()["error"] == "error: t.jsonl: a line is nested too deep"
+    assert response.json()["error"] == "error: t.jsonl:1: a line is nested too deep"
     assert stored(client) == 0
 
 
