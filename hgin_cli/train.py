@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    from agents.training.run import Terminated, check_name, stop_on_sigterm
+    from agents.training.run import by_sigterm, check_name, stop_on_sigterm
 
     # SIGTERM (timeout, docker stop, Kubernetes, Slurm) takes Ctrl-C's path: a checkpoint,
     # the resume command, then exit status 143
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt as exc:  # before the trainer could handle it (while starting up)
         print("\ninterrupted while starting: nothing was trained", file=sys.stderr)
-        return 143 if isinstance(exc, Terminated) else 130
+        return 143 if by_sigterm(exc) else 130
     if result.interrupted:
         return 143 if result.terminated else 130
     print(f"done: {result.steps:,} steps in {result.seconds:.0f}s ({result.fps:,.0f} steps/s)")

@@ -75,6 +75,16 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt``, so both end a run alike."""
 
 
+#: SIGTERMs received (Ray turns an exception raised by a signal handler during its blocking
+#: calls into a plain ``KeyboardInterrupt``, so the type alone does not tell)
+_SIGTERMS: list[int] = []
+
+
+def by_sigterm(exc: BaseException) -> bool:
+    """Whether the interrupt ``exc`` came from SIGTERM (``stop_on_sigterm``'s handler)."""
+    return isinstance(exc, Terminated) or bool(_SIGTERMS)
+
+
 def stop_on_sigterm() -> None:
     """Make SIGTERM raise ``Terminated`` in the main thread (as SIGINT raises Ctrl-C's).
 
@@ -83,6 +93,7 @@ def stop_on_sigterm() -> None:
     """
 
     def terminated(signum: int, frame: object) -> None:
+        _SIGTERMS.append(signum)
         raise Terminated(f"stopped by {signal.Signals(signum).name}")
 
     signal.signal(signal.SIGTERM, terminated)
@@ -331,7 +342,7 @@ def start(run: RunStart, body: Callable[[RunStart], TrainResult]) -> TrainResult
         return body(run)
     except KeyboardInterrupt as exc:  # before the training loop, which handles its own
         result = interrupted_early(run)
-        result.terminated = isinstance(exc, Terminated)
+        result.terminated = by_sigterm(exc)
         return result
     finally:
         if run.lock is not None:
@@ -379,7 +390,7 @@ def drive(session: Session) -> TrainResult:
             session.checkpoint()
         session.save_final()
     except KeyboardInterrupt as exc:
-        interrupted, terminated = True, isinstance(exc, Terminated)
+        interrupted, terminated = True, by_sigterm(exc)
         seconds = seconds or time.perf_counter() - start_time
         with _ignoring_stop_signals():
             path = session.checkpoint()
