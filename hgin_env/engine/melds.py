@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
+from hgin_env.engine.cards import N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
 from hgin_env.engine.jit import kernel
 
 _N_MASKS = 1 << N_RANKS
