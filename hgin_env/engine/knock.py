@@ -378,8 +378,10 @@ def knock_row(
                                 score = dd - kd
                             else:
                                 score = -(undercut_bonus + kd - dd)
-                            if not found or score > best_score or (
-                                score == best_score and kd < best_k
+                            if (
+                                not found
+                                or score > best_score
+                                or (score == best_score and kd < best_k)
                             ):
                                 found = True
                                 best_score, best_k, best_q = score, kd, q
