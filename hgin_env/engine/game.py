@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import IntEnum
-from typing import Any, ClassVar
+from typing import Any, cast
 
 import numpy as np
 
@@ -204,7 +204,7 @@ class HandState:
 
     #: the four buffers the fields view, None until ``packed`` (a state built from loose
     #: arrays is packed when an engine takes it)
-    _buffers: ClassVar[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None] = None
+    _buffers = cast("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._buffers is not None and name in _FIELD_NAMES:
