@@ -24,6 +24,7 @@ not depend on the batch it runs in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any, cast
@@ -40,8 +41,8 @@ from hgin_env.engine.actions import (
 )
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
-from hgin_env.engine.jit import kernel
-from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_stream, shuffled_decks
+from hgin_env.engine.jit import entry_point, kernel
+from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_one, hash_stream, shuffle_one
 from hgin_env.engine.knock import knock_row
 from hgin_env.engine.melds import (
     NO_DEADWOOD,
@@ -100,6 +101,11 @@ _KNOCKED, _GIN, _UNDERCUT, _BIG_GIN = (
 _STATE_ROW = (417, 112, 6, 16)
 #: the engine's per-game caches: bool (mask, stale flags) and int64 (deadwoods, rules)
 _CACHE_ROW = (N_ACTIONS + 4, N_CARDS + 2 + 5)
+_INT64 = np.dtype(np.int64)
+_DEALER_SALT = int(Salt.DEALER)
+#: ``reset`` without decks or dealers: the kernel draws them from the seeds
+_NO_DECKS = np.zeros((0, N_CARDS), np.int8)
+_NO_DEALERS = np.zeros(0, np.int8)
 # rows of the per-game rules block of the int64 cache
 _R_LIMIT, _R_GIN, _R_UNDERCUT, _R_BIG, _R_BIG_BONUS = range(5)
 
@@ -598,11 +604,18 @@ def _deal_rows(
     ci: np.ndarray,
     n: int,
     rows: np.ndarray,
+    seeds: np.ndarray,
+    counter: np.ndarray,
     decks: np.ndarray,
     dealers: np.ndarray,
     allow_rediscard: bool,
 ) -> None:
-    """Deal ``decks[j]`` with dealer ``dealers[j]`` in game ``rows[j]`` (module docstring)."""
+    """Deal a hand in each game ``rows[j]`` and advance its hand counter.
+
+    The deck is ``decks[j]`` when ``decks`` has rows, else the game's seeded shuffle of
+    (seed, hand counter) (``keys.shuffled_decks``); the dealer is ``dealers[j]`` when
+    ``dealers`` has entries, else the low bit of the game's ``DEALER`` hash stream.
+    """
     sv = _state_views(b, i8, i16, i64, n)
     cv = _cache_views(cb, ci, n)
     (deck, stock_pos, hands, pile, pile_size, in_pile, known, discards, dealer, current,
@@ -611,10 +624,19 @@ def _deal_rows(
     dw_stale, hd_stale = cv[2], cv[3]
     work = scratch()
     remaining = np.zeros(4, np.int64)
+    keys = np.zeros(N_CARDS, np.uint64)
     for j in range(rows.shape[0]):
         i = rows[j]
-        d = dealers[j]
-        deck[i, :] = decks[j]
+        hand_no = np.uint64(counter[i])
+        if decks.shape[0]:
+            deck[i, :] = decks[j]
+        else:
+            shuffle_one(seeds[i], hand_no, keys, deck[i])
+        if dealers.shape[0]:
+            d = dealers[j]
+        else:
+            d = np.int8(hash_one(seeds[i], hand_no, np.uint64(_DEALER_SALT)) & np.uint64(1))
+        counter[i] += 1
         hands[i, :, :] = False
         known[i, :, :] = False
         discards[i, :, :] = False
@@ -622,11 +644,11 @@ def _deal_rows(
         layoffs[i, :] = False
         pile[i, :] = 0
         for c in range(HAND_SIZE):
-            hands[i, 1 - d, decks[j, c]] = True
-            hands[i, d, decks[j, HAND_SIZE + c]] = True
-        pile[i, 0] = decks[j, UPCARD]
+            hands[i, 1 - d, deck[i, c]] = True
+            hands[i, d, deck[i, HAND_SIZE + c]] = True
+        pile[i, 0] = deck[i, UPCARD]
         pile_size[i] = 1
-        in_pile[i, decks[j, UPCARD]] = True
+        in_pile[i, deck[i, UPCARD]] = True
         stock_pos[i] = STOCK_START
         dealer[i] = d
         current[i] = 1 - d
@@ -694,10 +716,10 @@ class GinEngine:
         self._allow_rediscard = bool(self.rules.allow_rediscard)
         self._max_turns = int(self.rules.max_turns_per_hand)
         self._mix_cdf = mix_cdf(len(self.mix), weights)
-        self.seeds = game_seeds(seed, n)
+        self._seeds = np.ascontiguousarray(game_seeds(seed, n), dtype=np.uint64)
         self.rule_ids = np.zeros(n, dtype=np.int64)
         self.hand_rules = HandRules.of(self.mix, self.rule_ids)
-        self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
+        self._hand_counter = np.zeros(n, dtype=np.int64)
         self._state = HandState.empty(n)
         self._buffers = self._state.packed()
         # Per-game caches, recomputed only for games whose state changed since: the
@@ -713,6 +735,9 @@ class GinEngine:
             self._deadwood, self._hand_deadwood, self._rules,
         ) = _cache_views(*self._caches, n)  # fmt: skip
         self._active_all = np.ones(n, dtype=bool)
+        self._all_rows = np.arange(n)
+        self._step_kernel: Callable[..., tuple[int, int]] | None = None
+        self._deal_kernel: Callable[..., None] | None = None
         self._deadwood[:] = NO_DEADWOOD
         self.invalidate()
         self.set_rule_ids(np.arange(n), self.rule_ids)
@@ -732,6 +757,24 @@ class GinEngine:
         engine = cls(state.size, rules, seed)
         engine.state = state
         return engine
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64[N]: each game's seed (assigning writes into the engine's array)."""
+        return self._seeds
+
+    @seeds.setter
+    def seeds(self, value: np.ndarray) -> None:
+        self._seeds[...] = value
+
+    @property
+    def hand_counter(self) -> np.ndarray:
+        """int64[N]: hands dealt so far per game (assigning writes into the engine's array)."""
+        return self._hand_counter
+
+    @hand_counter.setter
+    def hand_counter(self, value: np.ndarray) -> None:
+        self._hand_counter[...] = value
 
     @property
     def state(self) -> HandState:
@@ -898,28 +941,31 @@ class GinEngine:
         Raises:
             ValueError: if a deck is not a permutation of 0..51 or a dealer not 0/1.
         """
-        rows = np.arange(self.n) if mask is None else np.flatnonzero(np.asarray(mask, bool))
+        rows = self._all_rows if mask is None else np.flatnonzero(np.asarray(mask, bool))
         if rows.size == 0:
             return
-        counter = self.hand_counter[rows]
-        if decks is None:
-            deck = shuffled_decks(self.seeds[rows], counter)
-        else:
+        deck = _NO_DECKS
+        if decks is not None:
             deck = np.broadcast_to(np.asarray(decks), (self.n, N_CARDS))[rows]
             if not (np.sort(deck, axis=1) == np.arange(N_CARDS)).all():
                 raise ValueError("each deck must be a permutation of the card ids 0..51")
             deck = np.ascontiguousarray(deck, dtype=np.int8)
-        if dealers is None:
-            dealer = (hash_stream(self.seeds[rows], counter, Salt.DEALER) & np.uint64(1)).astype(
-                np.int8
-            )
-        else:
+        dealer = _NO_DEALERS
+        if dealers is not None:
             dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows]
             if not np.isin(dealer, (0, 1)).all():
                 raise ValueError(f"dealers must be seat 0 or 1, got {np.unique(dealer)}")
             dealer = np.ascontiguousarray(dealer, dtype=np.int8)
-        self.hand_counter[rows] += 1  # only once the arguments are known to be valid
-        _deal_rows(*self._buffers, *self._caches, self.n, rows, deck, dealer, self._allow_rediscard)
+        # the hand counters advance in the kernel, once the arguments are known to be valid
+        if self._deal_kernel is None:
+            self._deal_kernel = entry_point(
+                _deal_rows, *self._buffers, *self._caches, self.n, rows, self.seeds,
+                self.hand_counter, deck, dealer, self._allow_rediscard,
+            )  # fmt: skip
+        self._deal_kernel(
+            *self._buffers, *self._caches, self.n, rows, self.seeds, self.hand_counter, deck,
+            dealer, self._allow_rediscard,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -938,15 +984,28 @@ class GinEngine:
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions (one per game), got shape {actions.shape}")
-        if actions.dtype.kind not in "iu":  # signed or unsigned integers
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        if actions.dtype.kind == "u":  # ids past int64 stay out of range
-            actions = np.minimum(actions, N_ACTIONS)
-        moving = self._active_all if active is None else np.asarray(active, dtype=bool)
+        if actions.dtype is not _INT64 or not actions.flags.c_contiguous:
+            kind = actions.dtype.kind
+            if kind not in "iu":  # signed or unsigned integers
+                raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+            if kind == "u":  # ids past int64 stay out of range
+                actions = np.minimum(actions, N_ACTIONS)
+            actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if active is None:
+            moving = self._active_all
+        else:
+            moving = np.ascontiguousarray(active, dtype=bool).reshape(-1)
+            if moving.shape != (self.n,):
+                raise ValueError(f"expected {self.n} active flags, got shape {moving.shape}")
         ended = np.zeros(self.n, dtype=bool)
-        first_bad, bad = _step_rows(
-            *self._buffers, *self._caches, self.n, actions.astype(np.int64, copy=False),
-            np.ascontiguousarray(moving), self._allow_rediscard, self._max_turns, ended,
+        if self._step_kernel is None:
+            self._step_kernel = entry_point(
+                _step_rows, *self._buffers, *self._caches, self.n, actions, moving,
+                self._allow_rediscard, self._max_turns, ended,
+            )  # fmt: skip
+        first_bad, bad = self._step_kernel(
+            *self._buffers, *self._caches, self.n, actions, moving, self._allow_rediscard,
+            self._max_turns, ended,
         )  # fmt: skip
         if bad:
             mask = self._mask[first_bad]
