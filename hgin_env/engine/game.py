@@ -735,6 +735,7 @@ class GinEngine:
             self._deadwood, self._hand_deadwood, self._rules,
         ) = _cache_views(*self._caches, n)  # fmt: skip
         self._active_all = np.ones(n, dtype=bool)
+        self._stale = True  # some game's mask may be stale (``invalidate``)
         self._all_rows = np.arange(n)
         self._step_kernel: Callable[..., tuple[int, int]] | None = None
         self._deal_kernel: Callable[..., None] | None = None

@@ -35,8 +35,9 @@ def entry_point(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     signature skips that. Only for callers that always pass the same types (the engine's
     own buffers): a call with other types is not checked.
     """
-    from numba import typeof
+    import numba
 
+    typeof: Callable[[Any], Any] = numba.typeof
     signature = tuple(typeof(a) for a in args)
     overload = dispatcher.overloads.get(signature)
     if overload is None:
