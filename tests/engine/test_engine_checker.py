@@ -213,8 +213,10 @@ print(sorted(new - set(sys.stdlib_module_names)))
 
 
 def test_importing_the_engine_loads_numpy_and_numba_only():
-    """Importing hgin_env.engine loads no gymnasium, torch or SB3: numpy, numba (and what
-    numba itself loads) beyond stdlib."""
+    """Importing hgin_env.engine loads no gymnasium, torch or SB3.
+
+    Beyond the standard library it loads numpy, numba and what numba itself loads.
+    """
     code = IMPORT_PROBE.format(pkg_dir=str(ENGINE_DIR.parent))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

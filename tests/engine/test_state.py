@@ -35,6 +35,7 @@ def played(n: int = 6, steps: int = 25, seed: int = 3) -> GinEngine:
 
 
 def states_equal(a: HandState, b: HandState) -> bool:
+    """Whether two states hold equal arrays in every field."""
     return all(np.array_equal(getattr(a, name), getattr(b, name)) for name in NAMES)
 
 
@@ -53,6 +54,7 @@ def play_on(eng: GinEngine, steps: int, seed: int) -> list[np.ndarray]:
 
 
 def test_copy_is_equal_and_independent():
+    """copy() gives an equal state that shares no memory with the original."""
     eng = played()
     saved = eng.state.copy()
     assert states_equal(saved, eng.state)
@@ -75,6 +77,7 @@ def test_copy_into_restores_a_position_and_replays_the_same_game():
 
 
 def test_copy_into_refuses_another_batch_size():
+    """copy_into a state of another size raises, naming both sizes."""
     with pytest.raises(ValueError, match="copy_into needs a state of 6 hands"):
         played().state.copy_into(HandState.empty(5))
 
@@ -89,6 +92,7 @@ def test_assigning_a_field_writes_into_the_engine_state():
 
 
 def test_loose_arrays_are_packed_when_an_engine_takes_them():
+    """A state of loose arrays is packed by from_state and plays like the original."""
     eng = played()
     loose = HandState(**{name: getattr(eng.state, name).copy() for name in NAMES})
     other = GinEngine.from_state(loose)
@@ -100,6 +104,7 @@ def test_loose_arrays_are_packed_when_an_engine_takes_them():
 
 
 def test_packing_refuses_fields_of_the_wrong_shape():
+    """Packing a field of the wrong shape raises, naming the field."""
     eng = played()
     parts = {name: getattr(eng.state, name).copy() for name in NAMES}
     parts["deck"] = parts["deck"][:, :40]
@@ -109,6 +114,7 @@ def test_packing_refuses_fields_of_the_wrong_shape():
 
 @pytest.mark.parametrize("how", ["pickle", "deepcopy", "rows"])
 def test_pickled_deep_copied_and_selected_states_play_like_the_original(how):
+    """Pickled, deep-copied and row-selected states play on like the original."""
     eng = played()
     if how == "pickle":
         twin = pickle.loads(pickle.dumps(eng.state))
@@ -122,6 +128,7 @@ def test_pickled_deep_copied_and_selected_states_play_like_the_original(how):
 
 
 def test_setting_engine_state_replaces_it_and_invalidates_the_masks():
+    """engine.state = saved restores a position; a state of another size is refused."""
     eng = played()
     saved = eng.state.copy()
     play_on(eng, 5, seed=1)
