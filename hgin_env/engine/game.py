@@ -39,13 +39,15 @@ from hgin_env.engine.actions import (
     TAKE,
     illegal_action_message,
 )
-from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.cards import N_CARDS, N_RANKS, RANK_VALUE
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
 from hgin_env.engine.jit import entry_point, kernel
 from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_one, hash_stream, shuffle_one
 from hgin_env.engine.knock import knock_row
 from hgin_env.engine.melds import (
+    MASK_VALUE,
     NO_DEADWOOD,
+    RUN_COVER,
     hand_discard_deadwood,
     hand_min_deadwood,
     hand_suit_masks,
@@ -336,6 +338,35 @@ def _ensure_deadwood(
 
 
 @kernel
+def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
+    """A cheap necessary condition for a knock with some discard of an 11-card hand.
+
+    A card in no possible meld (no 3 of its rank, no 3 consecutive ranks of its suit
+    around it) is deadwood in every arrangement, with or without any discard; the best
+    a discard can do is throw the most valuable of them. If the rest exceed the limit,
+    no discard allows a knock.
+    """
+    hand_suit_masks(hand, smask)
+    set_rank_mask = 0
+    for r in range(N_RANKS):
+        count = 0
+        for s in range(4):
+            count += (smask[s] >> r) & 1
+        if count >= 3:
+            set_rank_mask |= 1 << r
+    loose_value, top = 0, 0
+    for s in range(4):
+        loose = smask[s] & ~RUN_COVER[smask[s]] & ~set_rank_mask
+        loose_value += MASK_VALUE[loose]
+        if loose:
+            high = N_RANKS - 1
+            while not (loose >> high) & 1:
+                high -= 1
+            top = max(top, RANK_VALUE[high])
+    return loose_value - top <= limit
+
+
+@kernel
 def _mask_row(
     i: int,
     sv: tuple[np.ndarray, ...],
@@ -357,14 +388,18 @@ def _mask_row(
         if not must_draw[i] and pile_size[i] > 0:
             mask[i, TAKE] = True
     elif p == _DISCARD:
-        _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
         hand = hands[i, current[i]]
         limit = rules[_R_LIMIT, i]
+        # the discard deadwoods only where a knock is possible at all (``_may_knock``);
+        # otherwise they stay stale until ``discard_deadwood`` asks for them
+        knockable = not dw_stale[i] or _may_knock(hand, limit, work[0])
+        if knockable:
+            _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
         barred = -1 if allow_rediscard else taken[i]
         for c in range(N_CARDS):
             if hand[c] and c != barred:
                 mask[i, c] = True
-                if dw[i, c] <= limit:
+                if knockable and dw[i, c] <= limit:
                     mask[i, KNOCK + c] = True
         if rules[_R_BIG, i]:
             smask, ranks, suits, n_opt, idx, removed = work
@@ -522,8 +557,11 @@ def _step_rows(
         else:
             card = a % N_CARDS
             # the hand left by a discard has the deadwood its discard entry says
-            hd[i, seat] = dw[i, card]
-            hd_stale[i, seat] = False
+            if not dw_stale[i]:
+                hd[i, seat] = dw[i, card]
+                hd_stale[i, seat] = False
+            else:
+                hd_stale[i, seat] = True
             hands[i, seat, card] = False
             known[i, seat, card] = False
             discards[i, seat, card] = True
