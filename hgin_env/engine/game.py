@@ -41,7 +41,7 @@ from hgin_env.engine.actions import (
 )
 from hgin_env.engine.cards import N_CARDS, N_RANKS, RANK_VALUE
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
-from hgin_env.engine.jit import entry_point, kernel
+from hgin_env.engine.jit import entry_point, inline_kernel, kernel
 from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_one, hash_stream, shuffle_one
 from hgin_env.engine.knock import knock_row
 from hgin_env.engine.melds import (
@@ -314,7 +314,7 @@ def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- kernels
-@kernel
+@inline_kernel
 def _ensure_deadwood(
     i: int,
     hands: np.ndarray,
@@ -337,7 +337,7 @@ def _ensure_deadwood(
     dw_stale[i] = False
 
 
-@kernel
+@inline_kernel
 def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
     """A cheap necessary condition for a knock with some discard of an 11-card hand.
 
@@ -366,7 +366,7 @@ def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
     return loose_value - top <= limit
 
 
-@kernel
+@inline_kernel
 def _mask_row(
     i: int,
     sv: tuple[np.ndarray, ...],
@@ -375,7 +375,11 @@ def _mask_row(
     work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     remaining: np.ndarray,
 ) -> None:
-    """Compute game i's legal actions (and, in ``DISCARD``, its discard deadwoods)."""
+    """Compute game i's legal actions (and, in ``DISCARD``, its discard deadwoods).
+
+    Inlined into its callers: a call would pass (and reference-count) every array of
+    the state and cache tuples, several times the cost of a drawing game's mask.
+    """
     hands, pile_size, current, phase, must_draw, taken = sv[2], sv[4], sv[9], sv[10], sv[12], sv[13]
     mask, mask_stale, dw_stale, dw, rules = cv[0], cv[1], cv[2], cv[4], cv[6]
     mask[i, :] = False

@@ -27,6 +27,11 @@ def kernel(fn: F) -> F:
     return cast(F, njit(cache=True, nogil=True)(fn))
 
 
+def inline_kernel(fn: F) -> F:
+    """``kernel``, inlined into the kernels that call it (for small per-row helpers)."""
+    return cast(F, njit(cache=True, nogil=True, inline="always")(fn))
+
+
 def entry_point(dispatcher: Any, *args: Any) -> Callable[..., Any]:
     """The compiled entry of ``dispatcher`` for the types of ``args``, without numba's dispatch.
 

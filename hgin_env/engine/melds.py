@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import inline_kernel, kernel
 
 _N_MASKS = 1 << N_RANKS
 #: value above any deadwood, used for "not possible" entries
@@ -251,7 +251,7 @@ def _as_batch(hands: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
 # so that the first best scenario is the same one.
 
 
-@kernel
+@inline_kernel
 def hand_suit_masks(hand: np.ndarray, smask: np.ndarray) -> int:
     """Fill ``smask`` (int64[4]) with the 13-bit suit masks of ``hand`` (bool[52]); its value."""
     total = 0
@@ -265,7 +265,7 @@ def hand_suit_masks(hand: np.ndarray, smask: np.ndarray) -> int:
     return total
 
 
-@kernel
+@inline_kernel
 def set_ranks(smask: np.ndarray, ranks: np.ndarray, suits: np.ndarray, n_opt: np.ndarray) -> int:
     """The ranks holding 3+ cards (ascending) with their 4-bit suit masks and option counts.
 
@@ -288,7 +288,7 @@ def set_ranks(smask: np.ndarray, ranks: np.ndarray, suits: np.ndarray, n_opt: np
     return k
 
 
-@kernel
+@inline_kernel
 def scenario_at(
     smask: np.ndarray,
     k: int,
@@ -317,7 +317,7 @@ def scenario_at(
     return value
 
 
-@kernel
+@inline_kernel
 def next_scenario(idx: np.ndarray, n_opt: np.ndarray, k: int) -> bool:
     """Advance ``idx[:k]`` to the next scenario (last rank fastest); false after the last."""
     j = k - 1
@@ -403,7 +403,7 @@ def hand_discard_deadwood(
     return True
 
 
-@kernel
+@inline_kernel
 def _lowest_bit(mask: int) -> int:
     """The index of the lowest set bit of a non-zero 13-bit mask."""
     r = 0
