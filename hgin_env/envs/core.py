@@ -472,9 +472,7 @@ class GinCore:
             result.reward[0] = reward + result.series_result[0] * cfg.series_win_reward
         return result
 
-    def _run_one(
-        self, moving: bool, fresh: bool, result: StepResult | None
-    ) -> tuple[bool, bool]:
+    def _run_one(self, moving: bool, fresh: bool, result: StepResult | None) -> tuple[bool, bool]:
         """``_run`` for a single game (N = 1, no autoreset), with Python scalars.
 
         With one game, ``moving`` and ``fresh`` exclude each other, so each opponent move

@@ -251,7 +251,9 @@ _OPP_KNOWN, _OPP_DISC, _OWN_DISC = (
     OBS_LAYOUT[k].start for k in ("opponent_known", "opponent_discards", "own_discards")
 )
 _DISC_DW, _DW, _PHASE = (OBS_LAYOUT[k].start for k in ("discard_deadwood", "deadwood", "phase"))
-_TO_ACT, _STOCK, _DEALER, _TURN = (OBS_LAYOUT[k].start for k in ("to_act", "stock", "dealer", "turn"))
+_TO_ACT, _STOCK, _DEALER, _TURN = (
+    OBS_LAYOUT[k].start for k in ("to_act", "stock", "dealer", "turn")
+)
 _SHEET = tuple(
     OBS_LAYOUT[k].start
     for k in (

@@ -9,6 +9,7 @@ from hgin_env.envs.policy import RandomPolicy, keyed_random_legal_actions
 
 
 def test_each_row_takes_the_floor_u_count_th_legal_action():
+    """Row i: legal action number floor(u_i * count_i), u_i the key's top 53 bits."""
     rng = np.random.default_rng(5)
     for _ in range(200):
         n = int(rng.integers(1, 20))
@@ -24,6 +25,7 @@ def test_each_row_takes_the_floor_u_count_th_legal_action():
 
 
 def test_a_row_plays_the_same_alone_and_in_a_batch():
+    """A row's action depends on its own mask and key alone."""
     rng = np.random.default_rng(6)
     masks = rng.random((64, 107)) < 0.1
     keys = rng.integers(0, 2**64, size=64, dtype=np.uint64)

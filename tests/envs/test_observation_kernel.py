@@ -93,6 +93,7 @@ RULES = {
 @pytest.mark.parametrize("mode", ["hand", "series"])
 @pytest.mark.parametrize("rules", list(RULES))
 def test_encoder_matches_the_numpy_reference_over_random_play(mode, rules):
+    """Every observation of seeded random play equals the reference's, bit for bit."""
     n = 12
     rng = np.random.default_rng(7)
     if mode == "series":

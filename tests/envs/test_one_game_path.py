@@ -23,6 +23,7 @@ def per_game(result: StepResult, i: int) -> dict:
     ("mode", "opponent"), [("hand", "random"), ("series", "random"), ("hand", "simple")]
 )
 def test_single_games_equal_the_games_of_a_batch(mode, opponent):
+    """Each step's result, observation, mask and counters match game i of the batch."""
     n = 4
     options = {"mode": mode, "illegal_action": "penalize", "agent_seat": "random"}
     batch = GinCore(n, opponent=opponent, seed=40, **options)
