@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,7 @@ def rollout_rate(rollout: str, worlds: int, pool: tuple[np.ndarray, ...]) -> flo
     from hgin_env.envs.policy import resolve_policy
 
     obs, masks, keys = pool
-    policy = resolve_policy(f"pimc:worlds={worlds},rollout={rollout}", seed=0)
+    policy: Any = resolve_policy(f"pimc:worlds={worlds},rollout={rollout}", seed=0)
     start = time.perf_counter()
     for lo in range(0, obs.shape[0], 16):
         part = slice(lo, lo + 16)
@@ -187,7 +188,8 @@ def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     series.reset()
     bot = SimpleBot(seed)
     rng = np.random.default_rng(seed)
-    obs_rows, mask_rows = [], []
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
     while sum(m.shape[0] for m in mask_rows) < size:
         eng = series.engine
         obs = encode_observations(eng, eng.current_player, series.sheets)

@@ -220,7 +220,7 @@ def encode_observations(
     else:
         scores, entered = sheets.scores, sheets.entered
         won, finished = sheets.game_winners, sheets.finished
-        next_entry = np.stack([sheets.next_entry_games(0), sheets.next_entry_games(1)], axis=1)
+        next_entry = np.stack([sheets.next_entry_games(seat) for seat in _BOTH_SEATS], axis=1)
         target = float(engine.rules.game_target)
     obs = np.zeros((m, OBS_DIM), dtype=np.float32)
     _encode_rows(
@@ -236,6 +236,7 @@ def encode_observations(
 
 #: empty inputs of ``_encode_rows`` (no rows of a kind, no score sheet)
 _NO_ROWS = np.zeros(0, np.int64)
+_BOTH_SEATS = (np.array(0), np.array(1))
 _ONE_ROW = np.zeros(1, np.int64)
 _NO_DEADWOOD_ROWS = np.zeros((0, N_CARDS), np.int64)
 _NO_SHEET = (

@@ -98,7 +98,7 @@ def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
             count += masks[i, a]
         if count == 0:
             continue
-        pick = min(np.int64(uniform[i] * count), count - 1)
+        pick = min(int(uniform[i] * count), count - 1)
         for a in range(width):
             if masks[i, a]:
                 if pick == 0:
