@@ -152,19 +152,29 @@ def sample_melds(
     melds = np.zeros((g_count, s_count, N_CARDS), dtype=np.bool_)
     contradictions = np.zeros((g_count, s_count), dtype=np.float64)
     sample = np.zeros(N_CARDS, dtype=np.bool_)
+    top_value = np.empty(N_CARDS, dtype=np.float64)  # the drawn cards, best first
+    top_card = np.empty(N_CARDS, dtype=np.int64)
     for g in range(g_count):
+        k = min(max(hidden[g], 0), N_CARDS)
         for s in range(s_count):
+            p = priority[g, s]
+            drawn = 0
+            for c in range(N_CARDS):  # one pass, keeping the k highest finite priorities
+                v = p[c]
+                if k == 0 or known[g, c] or v == -np.inf:
+                    continue
+                if drawn == k and not v > top_value[k - 1]:
+                    continue
+                j = drawn if drawn < k else k - 1
+                while j > 0 and top_value[j - 1] < v:
+                    top_value[j], top_card[j] = top_value[j - 1], top_card[j - 1]
+                    j -= 1
+                top_value[j], top_card[j] = v, c
+                drawn = min(drawn + 1, k)
             for c in range(N_CARDS):
                 sample[c] = known[g, c]
-            p = priority[g, s]
-            for _ in range(hidden[g]):
-                best, pick = -np.inf, -1
-                for c in range(N_CARDS):
-                    if not sample[c] and p[c] > best:
-                        best, pick = p[c], c
-                if pick < 0:
-                    break
-                sample[pick] = True
+            for j in range(drawn):
+                sample[top_card[j]] = True
             m = melds[g, s]
             _meld_with_row(sample, m)
             melded_passed = melded_thrown = unmelded_known = above = 0

@@ -38,6 +38,7 @@ def test_sample_melds_matches_the_argsort_reference():
         unseen = ~seen
         hidden = np.maximum(10 - known.sum(axis=1), 0).astype(np.int64)
         hidden[0] = 60  # more to draw than unseen cards: every unseen card is drawn
+        hidden[1] = 0
         priority = np.where(unseen[:, None, :], rng.gumbel(size=(g, s, N_CARDS)), -np.inf)
         passed = seen & ~known & (rng.random((g, N_CARDS)) < 0.3)
         thrown = seen & ~known & ~passed & (rng.random((g, N_CARDS)) < 0.3)
