@@ -19,7 +19,10 @@ legality, scoring, dealing and the score sheet all come from the engine. One ``s
 The opponent may end a hand between two agent decisions (and, in series mode, the next
 hand is dealt at once); its result goes into that step's reward. Engine steps touch only
 the games whose turn it is (``step(actions, active)``), and the engine's masks are cached
-per game, so waiting games cost no work. At reset, a hand the
+per game, so waiting games cost no work. A core of one game (the Gymnasium env) steps
+and resets through a scalar path (``_step_one``, ``_run_one``): the same checks, moves
+and scoring in Python scalars, without the bool[N] bookkeeping that would cost more
+than the game itself. At reset, a hand the
 opponent ends before the agent's first decision (it takes the upcard and knocks at once)
 cannot be shown to the agent: in hand mode that hand is dealt again (counted in
 ``redeals``); in series mode its reward is paid with the agent's first step.
