@@ -362,8 +362,11 @@ class GinCore:
             ValueError: for a wrong shape or dtype, or (``illegal_action="raise"``) an
                 illegal action, naming the action and the legal ones.
         """
-        if self.n == 1 and not autoreset:
-            return self._step_one(actions)
+        if self.n == 1:
+            one = self._step_one(actions)
+            if autoreset:
+                self._autoreset_one(one)
+            return one
         a = action_ids(actions, self.n)
         mask = self.engine.legal_action_mask(copy=False)
         illegal = illegal_games(a, mask, self.awaiting)
@@ -449,7 +452,7 @@ class GinCore:
             self._pending.add(tally, turn & fresh)
 
     def _step_one(self, actions: np.ndarray) -> StepResult:
-        """``step`` for a single game (N = 1, no autoreset), with Python scalars.
+        """``step`` for a single game (N = 1), with Python scalars.
 
         The same checks, moves and scoring as the batched ``step``, without its bool[N]
         bookkeeping, which costs more than the game itself when N = 1.
@@ -474,6 +477,17 @@ class GinCore:
             reward = result.hand_score[0] / cfg.reward_scale
             result.reward[0] = reward + result.series_result[0] * cfg.series_win_reward
         return result
+
+    def _autoreset_one(self, result: StepResult) -> None:
+        """``step``'s autoreset for a single game: keep its last observation, then reset.
+
+        The same as the batched path's (``test_autoreset_equals_step_then_reset``).
+        """
+        done = bool(result.terminated[0] or result.truncated[0])
+        result.final_rows = _ROW0.copy() if done else _ROW0[:0].copy()
+        result.final_obs = self.observe() if done else np.zeros((0, self.obs_dim), np.float32)
+        if done:
+            self.reset()
 
     def _run_one(self, moving: bool, fresh: bool, result: StepResult | None) -> tuple[bool, bool]:
         """``_run`` for a single game (N = 1, no autoreset), with Python scalars.

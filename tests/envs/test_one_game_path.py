@@ -20,9 +20,16 @@ def per_game(result: StepResult, i: int) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("mode", "opponent"), [("hand", "random"), ("series", "random"), ("hand", "simple")]
+    ("mode", "opponent", "autoreset"),
+    [
+        ("hand", "random", False),
+        ("series", "random", False),
+        ("hand", "simple", False),
+        ("hand", "random", True),
+        ("series", "simple", True),
+    ],
 )
-def test_single_games_equal_the_games_of_a_batch(mode, opponent):
+def test_single_games_equal_the_games_of_a_batch(mode, opponent, autoreset):
     """Each step's result, observation, mask and counters match game i of the batch."""
     n = 4
     options = {"mode": mode, "illegal_action": "penalize", "agent_seat": "random"}
@@ -38,11 +45,17 @@ def test_single_games_equal_the_games_of_a_batch(mode, opponent):
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
         if step % 37 == 5:  # an illegal action now and then
             actions[step % n] = 106 if not masks[step % n, 106] else 0
-        result = batch.step(actions)
+        result = batch.step(actions, autoreset=autoreset)
         for i, one in enumerate(singles):
-            r = one.step(actions[i : i + 1])
+            r = one.step(actions[i : i + 1], autoreset=autoreset)
             assert per_game(r, 0) == per_game(result, i), (step, i)
             ended += int(r.terminated[0] or r.truncated[0])
+            if autoreset:
+                assert r.final_rows is not None and result.final_rows is not None
+                at = np.flatnonzero(result.final_rows == i)
+                np.testing.assert_array_equal(r.final_rows, np.zeros(at.size, np.int64))
+                assert r.final_obs is not None and result.final_obs is not None
+                np.testing.assert_array_equal(r.final_obs, result.final_obs[at])
         batch.reset(~batch.awaiting)
         for i, one in enumerate(singles):
             one.reset(~one.awaiting)
