@@ -17,7 +17,7 @@ in a batch.
 
 **Versions.** A bot's ``name`` with its ``version`` names its play exactly
 (``simple@2``): a bot whose play changes gets a new version, and the old one stays
-reachable by its versioned name (``agents.bots.registry``).
+reachable by its versioned name (``agents.registry``).
 
 **Options.** A bot's tunable parameters are the fields of its ``Params`` dataclass;
 those listed in ``OPTIONS`` (name -> inclusive range) may also be set in its name,
@@ -76,6 +76,20 @@ class Bot:
     def seed(self, seed: int | None) -> None:
         """Restart the random stream."""
         self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def make(cls, options: str | None, seed: int | None) -> Bot:
+        """This bot with the ``key=value,...`` ``options`` of its name (None: the defaults).
+
+        Raises:
+            ValueError: a bad option (``parse_options``).
+        """
+        return cls(seed, None, parse_options(cls, options) if options is not None else None)
+
+    @classmethod
+    def exact(cls, options: str | None) -> str:
+        """The exact name (``spec``) of this bot with ``options``; nothing is built to play."""
+        return cls.make(options, None).spec
 
     @property
     def spec(self) -> str:

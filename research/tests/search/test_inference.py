@@ -1,4 +1,4 @@
-"""The belief from the opponent's last discard (``agents.search.inference``)."""
+"""The belief from the opponent's last discard (``research.search.inference``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from helpers import redeal_hidden, search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
-from agents.search.inference import discard_log_likelihoods, last_discard, past_observations
 from agents.search.pimc import PimcPolicy, parse_params
 from agents.search.worlds import believed_worlds, seen_position
 from hgin_env.engine.actions import N_ACTIONS
@@ -17,6 +16,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Phase
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import OBS_LAYOUT, PHASE_DISCARD, encode_observations
+from research.search.inference import discard_log_likelihoods, last_discard, past_observations
 
 RULES = RulesConfig()
 #: blocks rebuilt exactly (the others: see ``test_the_rebuilt_observation_...``)
@@ -127,7 +127,7 @@ def test_a_bot_model_gives_its_own_discard_full_weight():
     The bot that played gives its real hand full weight nearly always (not always: the
     rebuilt observation lacks the card it may have just taken, and the pile's order).
     """
-    from agents.search.inference import BOT_FLOOR
+    from research.search.inference import BOT_FLOOR
 
     chances = []
     for _then, _mask, now, mask_now, hand in _discards_then_replies(32, seed=4):
@@ -165,7 +165,7 @@ def test_infer_is_a_search_parameter_in_the_name_and_checked():
 
 def test_the_weights_of_a_sure_model_do_not_all_vanish():
     """Weighed in logs: however unlikely every world, the likeliest of a game weighs 1."""
-    from agents.search.inference import inferred_weights
+    from research.search.inference import inferred_weights
 
     log_chance = np.array([[-400.0, -420.0, -900.0], [0.0, -1.0, -2.0]])
     weights = inferred_weights(log_chance, 10.0)

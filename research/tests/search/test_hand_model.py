@@ -10,17 +10,17 @@ from helpers import search_decision
 from test_pimc import _positions
 
 from agents.search import hand_model
-from agents.search.hand_model import (
-    N_FEATURES,
-    HandModel,
-    read_hand_model,
-    shipped_hand_model,
-)
 from agents.search.worlds import sample_worlds, seen_position, world_keys
 from experiments import hand_model as experiment
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE
+from research.search.hand_model import (
+    N_FEATURES,
+    HandModel,
+    read_hand_model,
+    shipped_hand_model,
+)
 
 
 def _midhand(n: int, plies: int, seed: int):
