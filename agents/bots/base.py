@@ -35,8 +35,9 @@ from agents.bots.features import decision_keys
 from hgin_env.engine.actions import DRAW, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.options import from_text
 from hgin_env.envs.observation import DecodedObservation, decode_observations
-from hgin_env.envs.spec import parse_value, split_items
+from hgin_env.envs.spec import split_items
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,20 +165,7 @@ def parse_options(bot: type[Bot], text: str) -> Any:
     Raises:
         ValueError: an empty or malformed item, an unknown or repeated option, a value
             that is not a number of the option's type, or one outside its range; the
-            message names the bot and the option.
+            message names the bot and the option (``hgin_env.engine.options.from_text``).
     """
-    default = bot.Params()
-    values: dict[str, Any] = {}
-    for key, raw in split_items(text.split(","), f"bot {bot.name!r}").items():
-        if key not in bot.OPTIONS:
-            known = ", ".join(sorted(bot.OPTIONS)) or "none"
-            raise ValueError(f"unknown option {key!r} for bot {bot.name!r}; its options: {known}")
-        kind = type(getattr(default, key))
-        value = parse_value(raw, kind, f"option {key!r} of bot {bot.name!r}")
-        low, high = bot.OPTIONS[key]
-        if not (low <= value <= high) or value != value:
-            raise ValueError(
-                f"option {key!r} of bot {bot.name!r} must be in [{low:g}, {high:g}], got {raw}"
-            )
-        values[key] = value
-    return dataclasses.replace(default, **values)
+    what = f"bot {bot.name!r}"
+    return from_text(bot.Params, split_items(text.split(","), what), what, options=bot.OPTIONS)

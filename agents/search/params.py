@@ -8,11 +8,17 @@ repeated, malformed or out-of-range parameter is refused with a ``ValueError`` n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.spec import NONE, parse_value, split_items, split_spec
+from hgin_env.engine.options import (
+    ConfigError,
+    check_record,
+    from_text,
+    limits,
+    unknown_option,
+)
+from hgin_env.envs.spec import split_items, split_spec
 
 #: the family name the registry knows
 NAME = "pimc"
@@ -82,18 +88,21 @@ class PimcParams:
         rules: the rules the rollouts play under.
     """
 
-    worlds: int = 64
-    top: int = 0
-    z: float = 1.0
-    belief: str = "uniform"
+    worlds: int = field(default=64, metadata=limits(1, MAX_WORLDS))
+    top: int = field(default=0, metadata=limits(0, N_CARDS))
+    z: float = field(default=1.0, metadata=limits(0, 10))
+    belief: str = field(default="uniform", metadata=limits(choices=BELIEFS))
     prior: str = ""
     rollout: str = "simple"
     own: str = ""
-    objective: str = "series"
-    decisions: str = "all"
-    rounds: int = 1
-    close: float = 0.0
+    objective: str = field(default="series", metadata=limits(choices=OBJECTIVES))
+    decisions: str = field(default="all", metadata=limits(choices=DECISIONS))
+    rounds: int = field(default=1, metadata=limits(1, MAX_ROUNDS))
+    close: float = field(default=0.0, metadata=limits(0, 100))
     rules: RulesConfig = field(default_factory=RulesConfig)
+
+    def __post_init__(self) -> None:
+        check_record(self)
 
     def spec(self) -> str:
         """The canonical ``pimc:...`` spec (rules options only where they differ)."""
@@ -131,71 +140,17 @@ def parse_params(text: str) -> PimcParams:
     known = (*SEARCH_PARAMS, *RULES_PARAMS)
     for key in values:
         if key not in known:
-            raise ValueError(f"unknown pimc parameter {key!r}; known parameters: {list(known)}")
-    kwargs: dict[str, Any] = {}
-    if "worlds" in values:
-        kwargs["worlds"] = _integer("worlds", values["worlds"], 1, MAX_WORLDS)
-    if "z" in values:
-        kwargs["z"] = _number("z", values["z"], 0.0, 10.0)
-    if "top" in values:
-        kwargs["top"] = _integer("top", values["top"], 0, N_CARDS)
-    if "close" in values:
-        kwargs["close"] = _number("close", values["close"], 0.0, 100.0)
-    for name, choices in (
-        ("objective", OBJECTIVES), ("belief", BELIEFS), ("decisions", DECISIONS)
-    ):  # fmt: skip
-        if name in values:
-            kwargs[name] = _choice(name, values[name], choices)
-    if "rounds" in values:
-        kwargs["rounds"] = _integer("rounds", values["rounds"], 1, MAX_ROUNDS)
-    for name in ("rollout", "prior", "own"):
-        if name in values:
-            kwargs[name] = values[name]
-    rules: dict[str, Any] = {}
-    for name in RULES_PARAMS:
-        if name in values:
-            rules[name] = _rules_value(name, values[name])
-    try:
-        kwargs["rules"] = RulesConfig(**rules)
-    except ValueError as exc:
-        raise ValueError(f"pimc parameter: {exc}") from exc
-    params = PimcParams(**kwargs)
+            raise ConfigError(f"{NAME}: {unknown_option(key, known)}")
+    rules = {k: v for k, v in values.items() if k in RULES_PARAMS}
+    search = {k: v for k, v in values.items() if k not in RULES_PARAMS}
+    params = from_text(
+        PimcParams, search, NAME, base=PimcParams(rules=from_text(RulesConfig, rules, NAME))
+    )
     check_rollout(params.rollout)
     for name in ("prior", "own"):
         if getattr(params, name):
             check_rollout(getattr(params, name), name)
     return params
-
-
-def _number(name: str, text: str, lo: float, hi: float) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"pimc parameter {name} must be a number, got {text!r}") from None
-    if not lo <= value <= hi:
-        raise ValueError(f"pimc parameter {name} must be in {lo:g}..{hi:g}, got {value:g}")
-    return value
-
-
-def _choice(name: str, text: str, choices: tuple[str, ...]) -> str:
-    if text not in choices:
-        raise ValueError(f"pimc parameter {name} must be one of {list(choices)}, got {text!r}")
-    return text
-
-
-def _integer(name: str, text: str, lo: int, hi: int) -> int:
-    value = parse_value(text, int, f"pimc parameter {name}")
-    if not lo <= value <= hi:
-        raise ValueError(f"pimc parameter {name} must be in {lo}..{hi}, got {value}")
-    return value
-
-
-def _rules_value(name: str, text: str) -> Any:
-    if name == "allow_rediscard":
-        return parse_value(text, bool, f"pimc parameter {name}")
-    if name == "big_gin_bonus" and text.lower() == NONE:
-        return None
-    return _integer(name, text, -(2**31), 2**31)
 
 
 def check_rollout(name: str, parameter: str = "rollout") -> None:

@@ -1,1 +1,4 @@
-"""The search's research code: beliefs no shipped searcher uses (a learned hand model, inference from the opponent's last discard)."""
+"""The search's research code: beliefs no shipped searcher uses.
+
+A learned hand model, inference from the opponent's last discard, and an evidence belief.
+"""

@@ -15,7 +15,7 @@ from helpers import deal, play, random_legal
 from agents import ExpertBot, PatientBot, TempoBot
 from agents.bots import SimpleBot, SimpleBotV1
 from agents.bots.base import own_turn
-from agents.bots.registry import BOTS, parse_bot_spec
+from agents.registry import VERSIONS, exact_name
 from hgin_env.engine import GinEngine
 from hgin_env.engine.actions import KNOCK, action_text
 from hgin_env.engine.cards import N_CARDS, card_text, parse_card_list
@@ -196,9 +196,8 @@ def test_a_name_without_version_is_the_newest():
     assert type(resolve_policy("simple@2", 0)) is SimpleBot
     assert type(resolve_policy("simple@1", 0)) is SimpleBotV1
     assert resolve_policy("simple", 0).spec == "simple@2"
-    for name, versions in BOTS.items():
-        cls, _ = parse_bot_spec(name)
-        assert cls is versions[max(versions)] and cls.version == max(versions)
+    for name, versions in VERSIONS.items():
+        assert exact_name(name) == f"{name}@{max(versions)}"
 
 
 SIMPLE_V1 = [
