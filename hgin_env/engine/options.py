@@ -113,8 +113,7 @@ def check_record(record: Any) -> None:
 
 def _check_type(value: Any, tp: Any, path: str) -> None:
     """A built value against a simple type hint (no conversion: a record holds typed values)."""
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
         _first_fit(value, tp, path, _check_type)
         return
     if tp is bool and not isinstance(value, bool):
