@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.bots.features import decision_keys
 from agents.search.params import PimcParams, parse_params
-from agents.search.rollouts import Rollouts, sheet_rows
+from agents.search.rollouts import Rollouts
 from agents.search.series_value import series_values
 from agents.search.worlds import (
     SeenPosition,
@@ -292,7 +292,7 @@ class PimcPolicy:
         if self.params.objective == "points" or sheets is None:
             return signed.astype(np.float64)
         # the chance of winning the series after recording each outcome on a copy
-        after = sheet_rows(sheets, game)
+        after = sheets.rows(game)
         after.record(winner, points)
         return series_values(after, 0)
 

@@ -53,7 +53,7 @@ class Rollouts:
         """The score sheets of the rollout rows (None when no player reads them)."""
         if sheets is None or not self.reads_sheets:
             return None
-        return sheet_rows(sheets, rows)
+        return sheets.rows(rows)
 
     def play_out(
         self,
@@ -76,7 +76,7 @@ class Rollouts:
             ``(winner, points)``: int64[R] the seat that scored (-1: none), and its points.
         """
         total = first.size
-        engine = GinEngine.from_state(state, rules)
+        engine: GinEngine = GinEngine.from_state(state, rules)
         engine.step(first)
         self.actions += total
         ids = np.arange(total)  # original row of each engine row
@@ -96,7 +96,7 @@ class Rollouts:
                 engine = GinEngine.from_state(engine.state.rows(live), rules)
                 ids, keys, moves = ids[live], keys[live], moves[live]
                 if sheets is not None:
-                    sheets = sheet_rows(sheets, live)
+                    sheets = sheets.rows(live)
                 actions = np.zeros(live.size, dtype=np.int64)
                 live = np.arange(live.size)
             seats = engine.current_player[live]
@@ -123,10 +123,3 @@ class Rollouts:
                 out[rows] = call(obs[rows], masks[rows], keys=keys[rows])
         return out
 
-
-def sheet_rows(sheets: ScoreSheets, rows: np.ndarray) -> ScoreSheets:
-    """A copy of the selected sheets (``rows``: int[M], repeats allowed)."""
-    out = ScoreSheets(rows.size, sheets.rules)
-    for f in ("scores", "entered", "boxes", "game_winners", "finished", "series_winner"):
-        setattr(out, f, getattr(sheets, f)[rows].copy())
-    return out
