@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from hgin_env.engine.options import check_record, from_mapping, limits
+from hgin_env.engine.options import check_keys, check_record, limits
 
 #: the range of every bonus option
 BONUS = limits(0, 10_000)
@@ -58,8 +58,14 @@ class RulesConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> RulesConfig:
-        """Build from a mapping (a YAML section); an unknown key raises ``ValueError``."""
-        return from_mapping(cls, data, noun="rules field")
+        """Build from a mapping (a YAML section); an unknown key raises ``ValueError``.
+
+        The values are taken as they are (``RulesConfig``'s own check refuses a string
+        or a float for an integer field).
+        """
+        data = dict(data or {})
+        check_keys(data, [f.name for f in dataclasses.fields(cls)], noun="rules field")
+        return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the options as a plain dict (for saving with a run)."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
-import functools
 import math
 import types
 import typing
@@ -90,10 +89,15 @@ def _number(x: float) -> str:
     return str(x) if isinstance(x, int) else f"{x:g}"
 
 
-@functools.cache
+#: each record class's init fields and resolved type hints (read once per class)
+_FIELDS: dict[type, tuple[dict[str, dataclasses.Field[Any]], dict[str, Any]]] = {}
+
+
 def _fields(cls: type) -> tuple[dict[str, dataclasses.Field[Any]], dict[str, Any]]:
-    fields = {f.name: f for f in dataclasses.fields(cast(Any, cls)) if f.init}
-    return fields, typing.get_type_hints(cls)
+    if cls not in _FIELDS:
+        fields = {f.name: f for f in dataclasses.fields(cast(Any, cls)) if f.init}
+        _FIELDS[cls] = fields, typing.get_type_hints(cls)
+    return _FIELDS[cls]
 
 
 def check_record(record: Any) -> None:
@@ -152,6 +156,16 @@ def unknown_message(key: str, known: Iterable[str], path: str = "", noun: str = 
         message += f"; did you mean '{close[0]}'?"
     where = f"'{path}'" if path else "the top level"
     return f"{message} ({noun}s of {where}: {', '.join(known)})"
+
+
+def check_keys(
+    data: Mapping[str, Any], known: Iterable[str], path: str = "", noun: str = "field"
+) -> None:
+    """Raise ``ConfigError`` naming every key of ``data`` not in ``known`` (``unknown_message``)."""
+    known = list(known)
+    unknown = [str(key) for key in data if key not in known]
+    if unknown:
+        raise ConfigError("; ".join(unknown_message(key, known, path, noun) for key in unknown))
 
 
 def unknown_option(key: str, known: Iterable[str]) -> str:
@@ -257,9 +271,7 @@ def from_mapping(
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {data!r}")
     fields, hints = _fields(cls)
-    for key in data:
-        if key not in fields:
-            raise ConfigError(unknown_message(str(key), list(fields), path, noun))
+    check_keys(data, fields, path, noun)
     kwargs = {}
     for key, value in data.items():
         where = _join(path, key)

@@ -13,7 +13,7 @@ from typing import Any
 
 from hgin_env.engine.config import RulesConfig, RulesMix, check_mix
 from hgin_env.engine.game import mix_cdf
-from hgin_env.engine.options import check_record, limits, unknown_message
+from hgin_env.engine.options import check_keys, check_record, limits
 from hgin_env.engine.table import MODES
 
 ILLEGAL_ACTIONS = ("raise", "penalize")
@@ -136,10 +136,7 @@ def rules_mix(rules: RulesConfig, config: EnvConfig) -> tuple[RulesMix, tuple[fl
 
 
 def _check_keys(data: dict[str, Any]) -> None:
-    known = [f.name for f in dataclasses.fields(EnvConfig)]
-    for key in data:
-        if key not in known:
-            raise ValueError(unknown_message(key, known, noun="env option"))
+    check_keys(data, [f.name for f in dataclasses.fields(EnvConfig)], noun="env option")
 
 
 def make_env_config(

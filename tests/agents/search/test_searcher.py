@@ -74,8 +74,10 @@ def test_the_searcher_name_resolves_to_its_versioned_spec(small):
 def _params(spec: str):
     """The parameters a searcher name stands for (nothing is loaded)."""
     from agents.registry import maker
+    from agents.search.searchers import Searcher
 
     found, options = maker(spec)
+    assert isinstance(found, Searcher)
     return found.parameters(options)
 
 
