@@ -7,6 +7,7 @@ Usage::
     python train.py --config vs_simple                # a named config, the same file
     python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
     python train.py --resume runs/default__0__20250101-120000
+    python train.py --config vs_simple --track        # also log to Weights & Biases
 
 Everything is documented in ``docs/training.md``; the work happens in ``agents.training``.
 """
@@ -14,16 +15,29 @@ Everything is documented in ``docs/training.md``; the work happens in ``agents.t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 from pathlib import Path
+
+from hgin_cli.common import add_version, epilog, help_formatter
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
         description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
+        formatter_class=help_formatter(),
+        epilog=epilog(
+            "%(prog)s                                  # configs/default.yaml",
+            "%(prog)s --config vs_simple --seed 3 --set ppo.learning_rate=1e-4",
+            "%(prog)s --resume runs/default__0__20250101-120000",
+            "%(prog)s --config vs_simple --track      # Weights & Biases (WANDB_MODE=offline)",
+            "hgin-plot runs/default__0__* -o curves.png   # the learning curves",
+            "hgin-tune vs_simple --trials 20           # an Optuna search (docs/plots.md)",
+        ),
     )
+    add_version(parser)
     parser.add_argument(
         "--config",
         help="YAML config file, or a named config (vs_simple) or shipped model (ppo-cards) "
@@ -65,7 +79,43 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=1,
         help="rllib: env runners, each stepping ppo.n_envs games (default 1)",
     )
+    parser.add_argument(
+        "--track",
+        action="store_true",
+        help="log the run to Weights & Biases too (TensorBoard synced, config and run folder "
+        "attached; works offline with WANDB_MODE=offline; the track extra)",
+    )
+    parser.add_argument(
+        "--wandb-project", default=None, metavar="NAME", help="--track: the wandb project"
+    )
     return parser.parse_args(argv)
+
+
+def write_provenance(run_dir: Path, argv: list[str]) -> None:
+    """Write ``provenance.json`` in the run folder: version, commit, model sha256s, seeds.
+
+    The models are the run's own (``final_model.zip``, ``best_model.zip``: whichever
+    exists) and those its config names (a pretraining start or teacher, opponents).
+    """
+    import json
+
+    import yaml
+
+    from agents.evaluation.provenance import provenance
+
+    config = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    opponents = config.get("opponents") or {}
+    league = opponents.get("league") or {}
+    pretrain = config.get("pretrain") or {}
+    named = [
+        *(opponents.get("mix") or {}),
+        *(league.get("bots") or {}),
+        *(str(pretrain[k]) for k in ("init_from", "teacher") if pretrain.get(k)),
+    ]
+    own = [str(p) for p in sorted(run_dir.glob("*_model.*"))]
+    seeds = {"seed": config.get("seed"), "eval_seed": (config.get("eval") or {}).get("seed")}
+    data = provenance([*own, *named], config.get("rules"), seeds, ["train.py", *argv])
+    (run_dir / "provenance.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
+    from hgin_cli.track import TrackingError, attach, tracking
     from hgin_env.envs.policy import PolicyLoadError
     from hgin_env.envs.workers import EnvWorkerError
 
@@ -106,9 +157,25 @@ def main(argv: list[str] | None = None) -> int:
                 "env_runners": args.env_runners,
                 "bridge": SB3_BRIDGE,
             }
-        result = train(
-            config, run_name=args.run_name, resume=args.resume, overrides=overrides, **kwargs
-        )
+        tracker: contextlib.AbstractContextManager = contextlib.nullcontext()
+        if args.track:
+            if config is None:
+                from agents.training.run import load_run_config
+
+                config = load_run_config(Path(args.resume), args.overrides)
+            name = args.run_name or (Path(args.resume).name if args.resume else None)
+            tracker = tracking(config.to_dict(), Path(config.runs_dir), name, args.wandb_project)
+        with tracker as wandb_run:
+            result = train(
+                None if args.resume else config, run_name=args.run_name, resume=args.resume,
+                overrides=overrides, **kwargs,
+            )  # fmt: skip
+            write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
+            if wandb_run is not None:
+                attach(wandb_run, result.run_dir, result.final_eval)
+    except TrackingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (ConfigError, CheckpointError, PolicyLoadError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
