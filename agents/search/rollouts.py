@@ -122,4 +122,3 @@ class Rollouts:
             if rows.size:
                 out[rows] = call(obs[rows], masks[rows], keys=keys[rows])
         return out
-
