@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.policies.model_zip import MODEL_FILE, open_model_zip
+from agents.policies.model_zip import MODEL_FILE, open_model_zip, trust_folder
 from agents.shipped import shipped_dir
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
@@ -136,7 +136,13 @@ class ModelPolicy:
 
     def __reduce__(self) -> tuple:
         """Pickle as the file to load (an env worker process loads the model itself)."""
-        return (ModelPolicy, (self.path, self.name))
+        return (_reloaded, (self.path, self.name))
+
+
+def _reloaded(path: Path, name: str) -> ModelPolicy:
+    """A ``ModelPolicy`` loaded again in another process: trusted, as it was loaded here."""
+    trust_folder(path.parent)
+    return ModelPolicy(path, name)
 
 
 def shipped_models() -> dict[str, Path]:

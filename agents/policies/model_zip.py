@@ -7,21 +7,62 @@ folder, not a zip, an entry failing its CRC check, an entry ``MaskablePPO.load``
 absent); ``open_model_zip`` raises that as ``PolicyLoadError`` (``cannot load model
 <path>: <problem>``, one line) and otherwise loads the model, a failure inside SB3
 reported the same way. ``sb3_contrib`` (and torch) are imported only when a model loads.
+
+A model zip is code: SB3 stores parts of a model (its policy class, schedules, spaces)
+as pickled Python objects in the ``data`` entry, and unpickling one runs whatever it
+names. So, as torch's ``weights_only`` loader does, ``open_model_zip`` refuses a zip
+whose ``data`` holds pickled objects unless it is trusted: a shipped model (it comes
+with the code), a file in a folder registered with ``trust_folder`` (a training run's
+own checkpoints and snapshots), or any file when ``HGIN_TRUST_MODEL=1`` is set (the
+CLIs' ``--trust-model`` sets it, for their worker processes too).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
+from agents.shipped import shipped_dir
 from hgin_env.envs.policy import PolicyLoadError
 
 #: the file a model folder holds (``models/<name>/model.zip``)
 MODEL_FILE = "model.zip"
 #: the entries ``MaskablePPO.load`` reads: the saved attributes and the network's weights
 REQUIRED_ENTRIES = ("data", "policy.pth")
+#: the environment variable that trusts every model zip (``--trust-model`` sets it to 1)
+TRUST_ENV = "HGIN_TRUST_MODEL"
+#: folders whose model zips this process wrote itself (``trust_folder``)
+_TRUSTED_FOLDERS: set[Path] = set()
+
+
+def trust_folder(folder: str | Path) -> None:
+    """Trust the model zips under ``folder`` (a run folder: its checkpoints, snapshots)."""
+    _TRUSTED_FOLDERS.add(Path(folder).resolve())
+
+
+def is_trusted(path: Path) -> bool:
+    """Whether ``path`` may be unpickled: ``HGIN_TRUST_MODEL=1``, shipped, or trusted."""
+    if os.environ.get(TRUST_ENV, "").strip().lower() in ("1", "true", "yes"):
+        return True
+    where = path.resolve()
+    folders = [shipped_dir("models").resolve(), *_TRUSTED_FOLDERS]
+    return any(where.is_relative_to(folder) for folder in folders)
+
+
+def pickled_objects(path: Path) -> list[str]:
+    """The attributes the zip's ``data`` entry stores as pickled objects (nothing is run)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except (KeyError, ValueError, OSError, zipfile.BadZipFile, RecursionError):
+        return []  # SB3 fails on it too, before anything is unpickled: a corrupt model
+    if not isinstance(data, dict):
+        return []
+    return [str(k) for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v]
 
 
 def model_zip_problem(path: Path) -> str | None:
@@ -61,12 +102,21 @@ def open_model_zip(path: str | Path, **load_args: Any) -> Any:
         load_args: passed to ``MaskablePPO.load`` (``device``, ``env``, ``custom_objects``).
 
     Raises:
-        PolicyLoadError: ``cannot load model <path>: <problem>``, one line.
+        PolicyLoadError: ``cannot load model <path>: <problem>``, one line; also for an
+            untrusted zip holding pickled objects (see the module docstring).
     """
     path = Path(path)
     problem = model_zip_problem(path)
     if problem is not None:
         raise PolicyLoadError(f"cannot load model {path}: {problem}")
+    pickled = [] if is_trusted(path) else pickled_objects(path)
+    if pickled:
+        shown = ", ".join(pickled[:4]) + (", ..." if len(pickled) > 4 else "")
+        raise PolicyLoadError(
+            f"cannot load model {path}: its data holds pickled Python objects ({shown}), "
+            "and unpickling runs whatever code they name. Load it only if you trust where "
+            f"it came from: pass --trust-model (or set {TRUST_ENV}=1)"
+        )
     from sb3_contrib import MaskablePPO
 
     try:

@@ -9,6 +9,6 @@ limits or one the dataclass rejects). It is the one validator of every options r
 
 from __future__ import annotations
 
-from hgin_env.engine.options import ConfigError, from_mapping, set_dotted, to_plain
+from hgin_env.engine.options import ConfigError, from_mapping, set_dotted, shown, to_plain
 
-__all__ = ["ConfigError", "from_mapping", "set_dotted", "to_plain"]
+__all__ = ["ConfigError", "from_mapping", "set_dotted", "shown", "to_plain"]

@@ -30,6 +30,7 @@ import dataclasses
 import difflib
 import enum
 import math
+import reprlib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -69,7 +70,7 @@ def check_value(value: Any, bounds: Mapping[str, Any] | None, path: str) -> None
     if choices is not None and (
         value not in choices or (is_bool and not any(c is value for c in choices))
     ):
-        raise ConfigError(f"{path} must be one of {list(choices)}, got {value!r}")
+        raise ConfigError(f"{path} must be one of {list(choices)}, got {shown(value)}")
     low, high, above = bounds.get("low"), bounds.get("high"), bounds.get("above")
     if is_bool or not isinstance(value, int | float):
         return
@@ -121,16 +122,16 @@ def _check_type(value: Any, tp: Any, path: str) -> None:
         _first_fit(value, tp, path, _check_type)
         return
     if tp is bool and not isinstance(value, bool):
-        raise ConfigError(f"{path} must be true or false, got {value!r}")
+        raise ConfigError(f"{path} must be true or false, got {shown(value)}")
     if tp is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{path} must be an integer, got {value!r}")
+        raise ConfigError(f"{path} must be an integer, got {shown(value)}")
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{path} must be a number, got {value!r}")
+            raise ConfigError(f"{path} must be a number, got {shown(value)}")
         if not math.isfinite(value):
-            raise ConfigError(f"{path} must be finite, got {value!r}")
+            raise ConfigError(f"{path} must be finite, got {shown(value)}")
     if tp is str and not isinstance(value, str):
-        raise ConfigError(f"{path} must be a string, got {value!r}")
+        raise ConfigError(f"{path} must be a string, got {shown(value)}")
 
 
 def _first_fit(value: Any, tp: Any, path: str, fit: Callable[[Any, Any, str], Any]) -> Any:
@@ -144,7 +145,9 @@ def _first_fit(value: Any, tp: Any, path: str, fit: Callable[[Any, Any, str], An
             return fit(value, arg, path)
         except ConfigError as exc:
             errors.append(str(exc))
-    raise ConfigError(errors[0] if len(errors) == 1 else f"{path}: {value!r} fits none of {tp}")
+    raise ConfigError(
+        errors[0] if len(errors) == 1 else f"{path}: {shown(value)} fits none of {tp}"
+    )
 
 
 def unknown_message(key: str, known: Iterable[str], path: str = "", noun: str = "field") -> str:
@@ -230,20 +233,20 @@ def _read(raw: str, tp: Any, path: str) -> Any:
         return _read(raw, inner[0], path) if len(inner) == 1 else raw
     if tp is bool:
         if raw.lower() not in ("true", "false"):
-            raise ConfigError(f"{path} must be true or false, got {raw!r}")
+            raise ConfigError(f"{path} must be true or false, got {shown(raw)}")
         return raw.lower() == "true"
     if tp is int:
         try:
             return int(raw, 10)
         except ValueError:
-            raise ConfigError(f"{path} must be an integer, got {raw!r}") from None
+            raise ConfigError(f"{path} must be an integer, got {shown(raw)}") from None
     if tp is float:
         try:
             value = float(raw)
         except ValueError:
-            raise ConfigError(f"{path} must be a number, got {raw!r}") from None
+            raise ConfigError(f"{path} must be a number, got {shown(raw)}") from None
         if not math.isfinite(value):
-            raise ConfigError(f"{path} must be finite, got {raw!r}")
+            raise ConfigError(f"{path} must be finite, got {shown(raw)}")
         return value
     return raw
 
@@ -269,7 +272,7 @@ def from_mapping(
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {data!r}")
+        raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {shown(data)}")
     fields, hints = _fields(cls)
     check_keys(data, fields, path, noun)
     kwargs = {}
@@ -324,6 +327,15 @@ def _join(path: str, key: str) -> str:
 
 _TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxtuple = 3, 6, 6, 6
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 60
+
+
+def shown(value: Any) -> str:
+    """A short ``repr`` of a value for a message: never longer than a line, however big."""
+    return _SHOWN.repr(value)
+
 
 def _coerce(value: Any, tp: Any, path: str) -> Any:
     """Check (and gently convert) one value against a type hint."""
@@ -338,24 +350,24 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
     if origin is Literal:
         if value not in args:
             choices = ", ".join(repr(a) for a in args)
-            raise ConfigError(f"{path} must be one of {choices}, got {value!r}")
+            raise ConfigError(f"{path} must be one of {choices}, got {shown(value)}")
         return value
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _coerce_enum(value, tp, path)
     if origin in (tuple, list):
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{path} must be a list, got {value!r}")
+            raise ConfigError(f"{path} must be a list, got {shown(value)}")
         item = args[0] if args else Any
         items = [_coerce(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
         return tuple(items) if origin is tuple else items
     if origin in (dict, Mapping) or tp is dict:
         if not isinstance(value, Mapping):
-            raise ConfigError(f"{path} must be a mapping, got {value!r}")
+            raise ConfigError(f"{path} must be a mapping, got {shown(value)}")
         item = args[1] if len(args) == 2 else Any
         return {str(k): _coerce(v, item, f"{path}.{k}") for k, v in value.items()}
     if tp is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{path} must be {_TYPE_WORDS[bool]}, got {value!r}")
+            raise ConfigError(f"{path} must be {_TYPE_WORDS[bool]}, got {shown(value)}")
         return value
     if tp is int:
         return _coerce_int(value, path)
@@ -363,30 +375,30 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         return _coerce_float(value, path)
     if tp is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{path} must be {_TYPE_WORDS[str]}, got {value!r}")
+            raise ConfigError(f"{path} must be {_TYPE_WORDS[str]}, got {shown(value)}")
         return value
     return value  # Any, or a type this loader does not police
 
 
 def _coerce_int(value: Any, path: str) -> int:
     if isinstance(value, bool):
-        raise ConfigError(f"{path} must be an integer, got {value!r}")
+        raise ConfigError(f"{path} must be an integer, got {shown(value)}")
     if isinstance(value, int):
         return value
     number = _as_number(value)
     if number is not None and float(number).is_integer():
         return int(number)
-    raise ConfigError(f"{path} must be an integer, got {value!r}")
+    raise ConfigError(f"{path} must be an integer, got {shown(value)}")
 
 
 def _coerce_float(value: Any, path: str) -> float:
     if isinstance(value, bool):
-        raise ConfigError(f"{path} must be a number, got {value!r}")
+        raise ConfigError(f"{path} must be a number, got {shown(value)}")
     number = _as_number(value)
     if number is None:
-        raise ConfigError(f"{path} must be a number, got {value!r}")
+        raise ConfigError(f"{path} must be a number, got {shown(value)}")
     if not math.isfinite(number):
-        raise ConfigError(f"{path} must be a finite number, got {value!r}")
+        raise ConfigError(f"{path} must be a finite number, got {shown(value)}")
     return float(number)
 
 
@@ -410,4 +422,4 @@ def _coerce_enum(value: Any, tp: type[enum.Enum], path: str) -> enum.Enum:
         ):
             return member
     names = ", ".join(m.name.lower() for m in tp)
-    raise ConfigError(f"{path} must be one of {names}, got {value!r}")
+    raise ConfigError(f"{path} must be one of {names}, got {shown(value)}")

@@ -107,8 +107,19 @@ class HollywoodGinVecEnv(VecEnv):
         return self._games.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Store the actions for ``step_wait`` (with workers: start the step in them)."""
-        self._games.step_async(actions)
+        """Store the actions for ``step_wait`` (with workers: start the step in them).
+
+        Raises:
+            ValueError: ``actions`` is not shaped ``(num_envs,)`` or ``(num_envs, 1)``
+                (one action per game; the message names the shape given).
+        """
+        shape = np.shape(actions)
+        if shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise ValueError(
+                f"expected one action per game, shaped ({self.num_envs},) or "
+                f"({self.num_envs}, 1), got shape {shape}"
+            )
+        self._games.step_async(np.reshape(actions, (self.num_envs,)))
         self._actions = np.zeros(0)
 
     def step_async_workers(self, actions: np.ndarray, workers: Sequence[int]) -> None:
