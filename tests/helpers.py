@@ -444,3 +444,18 @@ def search_decision(series: SeriesEngine) -> tuple[np.ndarray, np.ndarray, np.nd
     obs = encode_observations(eng, eng.current_player, series.sheets)
     keys = hash_stream(eng.seeds, np.zeros(eng.n, np.int64), 5)
     return obs, eng.legal_action_mask(), keys
+
+
+def simple_positions(n: int, plies: int, seed: int) -> SeriesEngine:
+    """``n`` series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
+    from agents.bots import SimpleBot
+    from hgin_env.envs.observation import encode_observations
+
+    series = SeriesEngine(n, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    for _ in range(plies):
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        series.step(bot.act(obs, eng.legal_action_mask()))
+    return series

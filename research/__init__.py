@@ -1,0 +1,1 @@
+"""Research apart from the product: experiments, their tests and the code only they use."""

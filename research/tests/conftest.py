@@ -1,0 +1,8 @@
+"""Research tests share the product tests' helpers (``tests/helpers.py``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
