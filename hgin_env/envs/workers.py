@@ -44,6 +44,7 @@ variable); the workers are then unusable (``close`` them).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import multiprocessing as mp
@@ -224,6 +225,9 @@ class EnvWorkers:
         self._shm: SharedMemory | None = None
         self.buf: dict[str, np.ndarray] = {}
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns)
+        # at exit, before multiprocessing's own hook (registered earlier, so run later),
+        # which would terminate the workers and join them forever: they ignore SIGTERM
+        atexit.register(self._finalizer)
         seeds = game_seeds(seed, self.n)
         policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
         ctx = worker_context()
@@ -369,6 +373,7 @@ class EnvWorkers:
     def close(self) -> None:
         """Stop the workers (asked first, then terminated) and release the shared block."""
         self._finalizer()
+        atexit.unregister(self._finalizer)
         self._broken = self._broken or "closed"
         buf, self.buf = self.buf, {}
         del buf
