@@ -15,8 +15,9 @@ the series of each pair (``--against`` and ``--league`` too) in K processes, and
 as Ray tasks, with the same table and JSON as one process (the ``runner`` of
 ``agents.evaluation.evaluate``; see docs/workers.md).
 
-A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
-path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
+A policy is a bot name (``random``, ``simple``, ``expert``), a saved model (a folder
+holding ``hgin_policy.json``, or a run folder), a MaskablePPO ``.zip`` path, or a shipped
+model name (``models/<name>/``). The numbers come from
 ``agents.evaluation`` (see its docstring for the confidence intervals). ``--transcript``
 keeps the first hand of the first K series as JSON Lines plus a ``.txt`` rendering;
 replay one with ``python -m hgin_env.replay PATH --hand 1``. ``--exploit TARGET`` measures
@@ -58,7 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "policies", nargs="*", metavar="POLICY",
-        help="two policies (A B): bot names, MaskablePPO .zip paths or shipped model names",
+        help="two policies (A B): bot names, model paths (folders, .zip) or shipped model names",
     )  # fmt: skip
     parser.add_argument(
         "--league", nargs="+", metavar="POLICY",

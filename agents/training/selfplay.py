@@ -18,7 +18,6 @@ from typing import Any, cast
 
 import numpy as np
 
-from agents.policies.model import load_model
 from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
@@ -144,4 +143,6 @@ def load_snapshot(path: str | Path) -> Any:
     Raises:
         agents.policies.model.PolicyLoadError: a missing, corrupt or mismatched file.
     """
+    from agents.training.sb3.convert import load_model
+
     return frozen_copy(load_model(path).policy)

@@ -1,16 +1,17 @@
-"""One network, two backends: SB3 models as rllib policy folders and back (no Ray needed).
+"""SB3 models and the saved-policy format, both ways; the one MaskablePPO loader.
 
-The card network has one parameter layout on both backends: ``CardActorCritic``
-(``agents.training.card_net``) names its parameters as SB3's ``CardNetPolicy`` does, so a
-conversion copies them as they are (SB3's aliases of the shared trunk aside). The MLP's
-parameters differ in name only (``MLP_NAMES``). So a model trained on either backend
-starts, plays or joins the other's runs:
+A trained network is a saved-policy folder (``agents.policies.saved``: a JSON spec and
+safetensors weights), whichever backend trained it. The card network has one parameter
+layout on both backends (``CardActorCritic`` names its parameters as SB3's
+``CardNetPolicy`` does); the MLP's differ in name only (``sb3_zip.MLP_NAMES``). The SB3
+side needs a MaskablePPO object to train, so:
 
-- ``sb3_to_rllib(model, folder)``: a MaskablePPO ``.zip`` (or a shipped model's name) as
-  a policy folder (``hgin_policy.json`` + ``module_state.pkl``) that ``load_policy``,
-  ``evaluate.py`` and ``play.py`` read;
-- ``rllib_to_sb3(folder, path)``: an rllib checkpoint, run folder or policy folder as a
-  MaskablePPO ``.zip``;
+- ``load_model(source)``: a MaskablePPO of a ``.zip``, a saved-policy folder or a shipped
+  model's name (the one loader of SB3 models; playing needs none, see
+  ``agents.policies.model``);
+- ``save_policy_of(model, folder)``: an SB3 model (or ``.zip``, or shipped name) as a
+  saved-policy folder (the runner's ``final_model/``);
+- ``policy_to_zip(folder, path)``: a saved policy as a MaskablePPO ``.zip``;
 - ``module_weights(model)``: an SB3 model's weights as an RLModule state (the rllib
   backend starts its learner from them after ``pretrain``).
 """
@@ -22,17 +23,74 @@ from typing import Any
 
 import numpy as np
 
-from agents.policies.rllib_policy import (
-    MLP_NAMES,
-    SB3_ONLY,
+from agents.policies.saved import (
     network_spec,
-    read_module_state,
+    policy_folder,
     read_spec,
-    rename,
-    rllib_checkpoint,
-    sb3_weights,
-    write_policy_folder,
+    read_weights,
+    save_policy,
 )
+from agents.policies.sb3_zip import SB3_ONLY, from_sb3_names, model_zip_problem, to_sb3_names
+from hgin_env.envs.policy import PolicyLoadError
+
+
+def open_model_zip(path: str | Path, **load_args: Any) -> Any:
+    """Check ``path`` (``model_zip_problem``), then ``MaskablePPO.load(path, **load_args)``.
+
+    Without ``custom_objects`` for them, the learning rate and its schedule are not
+    unpickled (a model loaded to play or to start weights needs neither; a resumed
+    run passes its own).
+
+    Args:
+        path: the model's ``.zip`` file.
+        load_args: passed to ``MaskablePPO.load`` (``device``, ``env``, ``custom_objects``).
+
+    Raises:
+        PolicyLoadError: ``cannot load model <path>: <problem>``, one line.
+    """
+    path = Path(path)
+    problem = model_zip_problem(path)
+    if problem is not None:
+        raise PolicyLoadError(f"cannot load model {path}: {problem}")
+    from sb3_contrib import MaskablePPO
+
+    custom = dict(load_args.pop("custom_objects", None) or {})
+    custom.setdefault("learning_rate", 0.0)
+    custom.setdefault("lr_schedule", _zero)
+    try:
+        return MaskablePPO.load(path, custom_objects=custom, **load_args)
+    except Exception as exc:  # noqa: BLE001 - any failure inside SB3 is a load problem
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise PolicyLoadError(
+            f"cannot load model {path}: corrupt or not a MaskablePPO model "
+            f"({type(exc).__name__}: {message})"
+        ) from exc
+
+
+def _zero(_progress: float) -> float:
+    return 0.0
+
+
+def load_model(source: str | Path, device: str = "cpu") -> Any:
+    """A MaskablePPO of a ``.zip``, a saved-policy folder or a shipped model's name.
+
+    A saved policy becomes a fresh MaskablePPO holding its network (no optimizer state).
+
+    Raises:
+        PolicyLoadError: a missing or damaged file, or a network that does not fit.
+    """
+    from agents.policies.model import model_file
+    from agents.policies.saved import load_network
+
+    path = model_file(source) or Path(source)
+    folder = policy_folder(path)
+    if folder is None:
+        model = open_model_zip(path, device=device)
+        load_network(path)  # the same checks as playing it: spaces, and it plays
+        return model
+    load_network(folder)
+    spec = read_spec(folder)
+    return sb3_model(spec["network"], read_weights(folder, spec), device)
 
 
 def model_network(model: Any) -> dict[str, Any]:
@@ -52,71 +110,71 @@ def model_network(model: Any) -> dict[str, Any]:
     return network_spec("mlp", list(arch["pi"]), width, activation)
 
 
+def network_weights(model: Any) -> dict[str, np.ndarray]:
+    """An SB3 model's network under the saved format's names (numpy arrays)."""
+    cards = model_network(model)["policy"] == "cards"
+    state = {k: v.detach().cpu().numpy().copy() for k, v in model.policy.state_dict().items()}
+    return from_sb3_names(state, cards)
+
+
 def module_weights(model: Any) -> dict[str, np.ndarray]:
     """An SB3 model's network as an RLModule state: ``net.<name>`` -> numpy array."""
-    cards = model_network(model)["policy"] == "cards"
-    out = {}
-    for name, tensor in model.policy.state_dict().items():
-        if name.startswith(SB3_ONLY):
-            continue
-        ours = name if cards else rename(name, [(b, a) for a, b in MLP_NAMES])
-        out[f"net.{ours}"] = tensor.detach().cpu().numpy().copy()
-    return out
+    return {f"net.{name}": value for name, value in network_weights(model).items()}
 
 
-def sb3_to_rllib(source: str | Path, folder: str | Path) -> Path:
-    """Write the SB3 model ``source`` (a ``.zip`` or a shipped model's name) as a policy folder.
+def save_policy_of(source: Any, folder: str | Path, rules: dict[str, Any] | None = None) -> Path:
+    """Write an SB3 model (a MaskablePPO, a ``.zip`` or a shipped name) as a saved-policy folder.
 
     Raises:
-        agents.policies.model.PolicyLoadError: ``source`` cannot be loaded.
-        ValueError: a network with no RLlib counterpart.
+        PolicyLoadError: ``source`` cannot be loaded.
+        ValueError: a network with no counterpart in the saved format.
     """
-    from agents.policies.model import load_model, model_file
+    model = source if hasattr(source, "policy") else load_model(source)
+    import stable_baselines3
 
-    model = load_model(model_file(source) or Path(source))
-    return write_policy_folder(Path(folder), module_weights(model), model_network(model))
+    trained_with = f"stable-baselines3 {stable_baselines3.__version__}"
+    return save_policy(
+        Path(folder), model_network(model), network_weights(model), rules, trained_with
+    )
 
 
-def rllib_to_sb3(source: str | Path, path: str | Path) -> Path:
-    """Write the rllib policy of ``source`` (checkpoint, run or policy folder) as a ``.zip``.
+def policy_to_zip(source: str | Path, path: str | Path) -> Path:
+    """Write the saved policy ``source`` (its folder, or a run folder) as a MaskablePPO ``.zip``.
 
     The model holds the network only (a fresh optimizer, no training state); it plays,
     evaluates and starts runs (``pretrain.init_from``) like any MaskablePPO model.
 
     Raises:
-        ValueError: ``source`` is no rllib policy, or its files do not fit.
+        PolicyLoadError: ``source`` is no saved policy, or its files do not fit.
     """
-    folder = rllib_checkpoint(source)
-    if folder is None:
-        raise ValueError(f"{source} is not an rllib checkpoint")
-    model = load_rllib_model(folder)
+    if policy_folder(source) is None:
+        raise PolicyLoadError(f"cannot load model {source}: no hgin_policy.json there")
     path = Path(path)
-    model.save(path)
+    load_model(source).save(path)
     return path
 
 
-def load_rllib_model(folder: Path) -> Any:
-    """The rllib policy folder ``folder`` (holding ``hgin_policy.json``) as a MaskablePPO."""
-    spec = read_spec(folder)
-    return sb3_model(spec, read_module_state(folder, spec))
-
-
-def sb3_model(network: dict[str, Any], state: dict[str, Any]) -> Any:
-    """A MaskablePPO holding the network ``network`` describes, with the weights ``state``.
+def sb3_model(network: dict[str, Any], weights: dict[str, Any], device: str = "cpu") -> Any:
+    """A MaskablePPO holding the network ``network`` describes, with ``weights``.
 
     Args:
         network: a ``network_spec``.
-        state: an RLModule state (``net.<name>`` -> array), as ``module_weights`` gives.
+        weights: the network's parameters by the saved format's names, or an RLModule
+            state (``net.<name>``, as ``module_weights`` gives); arrays or tensors.
+        device: the torch device of the model.
     """
-    model = new_sb3_model(network)
-    weights = sb3_weights(network, state)
+    import torch
+
+    model = new_sb3_model(network, device)
+    ours = {k.removeprefix("net."): torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
+    state = to_sb3_names(ours, network.get("policy", "mlp") == "cards")
     own = model.policy.state_dict()
-    weights.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
-    model.policy.load_state_dict(weights)
+    state.update({k: v for k, v in own.items() if k.startswith(SB3_ONLY[2])})
+    model.policy.load_state_dict(state)
     return model
 
 
-def new_sb3_model(spec: dict[str, Any]) -> Any:
+def new_sb3_model(spec: dict[str, Any], device: str = "cpu") -> Any:
     """A fresh MaskablePPO whose network has the shape ``spec`` describes."""
     import gymnasium as gym
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
@@ -136,7 +194,7 @@ def new_sb3_model(spec: dict[str, Any]) -> Any:
         sets += [f"ppo.card_channels={spec['channels']}", f"ppo.card_blocks={spec['blocks']}"]
     else:
         sets.append(f"ppo.activation={spec['activation']}")
-    config = build_config({}, sets + ["ppo.n_steps=8", "ppo.batch_size=8"])
+    config = build_config({}, [*sets, "ppo.n_steps=8", "ppo.batch_size=8", f"ppo.device={device}"])
     return make_model(config, VecMonitor(DummyVecEnv([spaces])))
 
 

@@ -18,7 +18,7 @@
    exploiter trained between two updates when one is due (``SB3Session.learn``); an
    env worker that dies writes a checkpoint and raises ``EnvWorkerError`` with the
    resume command;
-6. a final evaluation and checkpoint, then ``final_model.zip``.
+6. a final evaluation and checkpoint, then ``final_model/`` and ``final_model.zip``.
 
 Steps 5 and 6, Ctrl-C while training (a checkpoint, then stop) and Ctrl-C before the
 first checkpoint of a fresh run (the run folder is removed, so the same command and
@@ -36,7 +36,9 @@ Run folder::
       eval.json            the latest evaluation in full, the best, and the history
       pretrain.json        what config.pretrain did (only when it did something)
       exploiters/          the league's exploiters (exploiter_<steps>/, each a run folder)
-      final_model.zip      the model at the end of training
+      final_model/         the model at the end of training, as a saved policy
+                           (hgin_policy.json + weights.safetensors: what plays)
+      final_model.zip      the same model as a whole MaskablePPO (to fine-tune from)
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
-from agents.policies.model_zip import open_model_zip
 from agents.training.best_response import best_response_config
 from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import CheckpointError, TrainState, save_model
@@ -96,7 +97,7 @@ def check_device(device: str) -> None:
         raise ConfigError(f"ppo.device is {device!r} but torch finds no MPS device")
 
 
-def load_model(
+def load_checkpoint(
     path: Path, env: Any, custom_objects: dict[str, Any] | None = None, device: str = "cpu"
 ) -> Any:
     """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
@@ -106,6 +107,8 @@ def load_model(
     Raises:
         CheckpointError: a missing or corrupt file, naming it.
     """
+    from agents.training.sb3.convert import open_model_zip
+
     try:
         return open_model_zip(path, env=env, device=device, custom_objects=custom_objects)
     except PolicyLoadError as exc:  # the model zip's one error text, as a checkpoint problem
@@ -262,7 +265,7 @@ def _session(run: RunStart) -> TrainResult:
     if checkpoint is None:
         model = make_model(config, env)
     else:
-        model = load_model(
+        model = load_checkpoint(
             checkpoint, env, custom_objects=ppo_kwargs(config), device=config.ppo.device
         )
         steps = model.num_timesteps
@@ -419,8 +422,14 @@ class SB3Session:
         return self.checkpoints.save()
 
     def save_final(self) -> None:
-        """Write ``final_model.zip``."""
+        """Write ``final_model/`` (the saved policy: what plays) and ``final_model.zip``.
+
+        The zip is the whole MaskablePPO (optimizer included), to fine-tune from.
+        """
+        from agents.training.sb3.convert import save_policy_of
+
         save_model(self.model, self.run_dir / "final_model.zip")
+        save_policy_of(self.model, self.run_dir / "final_model", self.config.to_dict()["rules"])
 
     def close(self) -> None:
         """Close the progress bar, the logger and the env workers."""
