@@ -4,7 +4,8 @@ The bots (``simple``, ``expert``, ``patient``, ``tempo``, with their versions an
 ``simple@1``, ``patient:knock_turns=4``, see ``agents.bots.registry``; ``random`` is built
 into the environments) and the
 models (every shipped ``models/<name>/`` under its directory name, saved-policy folders
-of either backend, MaskablePPO files) reach the environments' policy registry (``hgin_env.envs.policy``)
+of either backend, MaskablePPO files) reach the environments' policy registry
+(``hgin_env.envs.policy``)
 through the ``hgin_env.policies`` entry points of ``pyproject.toml``, so a name works in
 any process without importing this package first. ``load_policy`` is the one resolver.
 

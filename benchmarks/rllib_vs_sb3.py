@@ -75,7 +75,8 @@ def bench_sb3(config, iterations: int) -> tuple[int, float, float, str]:
     import torch
 
     from agents.training.opponents import TrainingOpponents
-    from agents.training.sb3.runner import make_env, make_model
+    from agents.training.sb3.model import make_model
+    from agents.training.sb3.runner import make_env
 
     torch.set_num_threads(config.ppo.torch_threads)
     opponents = TrainingOpponents(config.opponents, config.ppo.n_envs, Path("/tmp"), 0)

@@ -49,8 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from hgin_env.envs.observation import OBS_DIM, OBS_DIMS, layout_version
+from agents.policies.networks import build_network, network_spec, play_width
+from agents.policies.sb3_zip import TRUST_ENV, read_sb3_zip, trusted
+from hgin_env.envs.observation import OBS_DIM, layout_version
 from hgin_env.envs.policy import PolicyLoadError
+
+__all__ = ["TRUST_ENV", "build_network", "load_network", "network_spec", "save_policy", "trusted"]
 
 #: the spec file that marks a folder as a saved policy
 POLICY_FILE = "hgin_policy.json"
@@ -60,69 +64,8 @@ WEIGHTS_FILE = "weights.safetensors"
 POLICY_FORMAT = "hollywood-gin policy 2"
 #: the rllib backend's first format: a flat spec and a pickled RLlib module state
 PICKLED_FORMAT = "hollywood-gin rllib policy 1"
-#: the environment variable that trusts pickled model files (``1``, ``true``, ``yes``)
-TRUST_ENV = "HGIN_TRUST_MODEL"
 #: the final model inside a run folder (both backends)
 FINAL_MODEL = "final_model"
-
-
-def trusted(trust: bool | None = None) -> bool:
-    """Whether pickled model files may be loaded: ``trust``, else ``HGIN_TRUST_MODEL``."""
-    if trust is not None:
-        return trust
-    return os.environ.get(TRUST_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-def network_spec(
-    policy: str,
-    net_arch: tuple[int, ...] | list[int],
-    obs_dim: int = OBS_DIM,
-    activation: str = "relu",
-    channels: int = 32,
-    blocks: int = 3,
-) -> dict[str, Any]:
-    """The ``network`` part of ``hgin_policy.json``: what ``build_network`` rebuilds.
-
-    Args:
-        policy: ``mlp`` (``MaskedActorCritic``) or ``cards`` (``CardActorCritic``).
-        net_arch: hidden sizes (of each MLP; of the card network's pickup and value MLPs).
-        obs_dim: the network's input width (with a privileged block, if it reads one).
-        activation: the MLP's activation (``mlp`` only).
-        channels: the card trunk's channels (``cards`` only).
-        blocks: the card trunk's residual blocks (``cards`` only).
-    """
-    spec: dict[str, Any] = {"policy": policy, "obs_dim": int(obs_dim), "net_arch": list(net_arch)}
-    if policy == "cards":
-        spec.update(channels=int(channels), blocks=int(blocks))
-    else:
-        spec["activation"] = activation
-    return spec
-
-
-def build_network(spec: dict[str, Any], ortho_init: bool = False) -> Any:
-    """The torch network a ``network_spec`` describes (a spec without ``policy``: an MLP)."""
-    if spec.get("policy", "mlp") == "cards":
-        from agents.policies.card_layers import CardActorCritic
-
-        return CardActorCritic(
-            spec["obs_dim"], spec["net_arch"], spec["channels"], spec["blocks"], ortho_init
-        )
-    from agents.policies.rllib_net import MaskedActorCritic
-
-    return MaskedActorCritic(spec["obs_dim"], spec["net_arch"], spec["activation"], ortho_init)
-
-
-def play_width(spec: dict[str, Any]) -> int:
-    """How many observation entries the network plays from.
-
-    An MLP reads its whole input; the card network reads the plain observation of its
-    layout (it ignores a privileged block it was trained with, and a layout-1 network
-    reads the first 394 entries).
-    """
-    width = int(spec["obs_dim"])
-    if spec.get("policy", "mlp") != "cards":
-        return width
-    return OBS_DIMS[layout_version(width)]
 
 
 def policy_spec(
@@ -271,8 +214,7 @@ def _pickled_module_state(folder: Path, path: Path, trust: bool | None) -> dict[
     if not trusted(trust):
         raise PolicyLoadError(
             f"cannot load model {folder}: its weights {path.name} are pickled, and "
-            f"unpickling runs the code a file names; pass --trust-model (or set "
-            f"{TRUST_ENV}=1) if you trust it"
+            f"unpickling runs the code a file names; set {TRUST_ENV}=1 if you trust it"
         )
     try:
         with path.open("rb") as f:
@@ -350,10 +292,32 @@ def load_network(path: str | Path, trust: bool | None = None) -> tuple[Any, int,
         weights = read_weights(folder, spec, trust)
         source = folder
     else:
-        from agents.policies.sb3_zip import read_sb3_zip
-
         network, weights, trained_with = read_sb3_zip(path, trust)
         spec = policy_spec(network, trained_with=trained_with)
         source = path
     net, width = network_from(source, spec["network"], weights)
     return net, width, spec
+
+
+def convert_sb3_zip(
+    path: str | Path,
+    folder: str | Path,
+    rules: dict[str, Any] | None = None,
+    trust: bool | None = None,
+) -> Path:
+    """Write a MaskablePPO ``.zip`` as a saved-policy folder (the same network, as data).
+
+    ``folder`` keeps its other files (a shipped model's ``config.yaml`` and reports).
+
+    Args:
+        path: the ``.zip``.
+        folder: where ``hgin_policy.json`` and ``weights.safetensors`` go.
+        rules: the rules it was trained under, recorded in the spec.
+        trust: as ``read_sb3_zip``.
+
+    Raises:
+        PolicyLoadError: as ``read_sb3_zip``, or a network that cannot play.
+    """
+    network, weights, trained_with = read_sb3_zip(path, trust)
+    network_from(Path(path), network, weights)  # it loads and plays before it is written
+    return write_policy_files(Path(folder), network, weights, rules, trained_with)

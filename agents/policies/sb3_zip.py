@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
+from agents.policies.networks import network_spec
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.policy import PolicyLoadError
 
+#: the environment variable that trusts pickled model files (``1``, ``true``, ``yes``)
+TRUST_ENV = "HGIN_TRUST_MODEL"
 #: the file a model folder of the SB3 runs holds (``runs/<name>/final_model.zip`` aside)
 MODEL_FILE = "model.zip"
 #: the entries ``MaskablePPO.load`` reads: the saved attributes and the network's weights
@@ -44,6 +48,13 @@ SB3_ONLY = ("pi_features_extractor.", "vf_features_extractor.", "mlp_extractor.b
 #: SB3's activation class names -> ``network_spec``'s
 ACTIVATIONS = {"ReLU": "relu", "Tanh": "tanh"}
 _CLASS = re.compile(r"<class '[\w.]*\.(\w+)'>")
+
+
+def trusted(trust: bool | None = None) -> bool:
+    """Whether pickled model files may be loaded: ``trust``, else ``HGIN_TRUST_MODEL``."""
+    if trust is not None:
+        return trust
+    return os.environ.get(TRUST_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def model_zip_problem(path: Path) -> str | None:
@@ -84,7 +95,7 @@ def rename(name: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]
 
 
 def from_sb3_names(state: dict[str, Any], cards: bool) -> dict[str, Any]:
-    """An SB3 policy's ``state_dict`` under this package's network's names (SB3's extras dropped)."""
+    """An SB3 policy's ``state_dict`` under this package's names (SB3's extras dropped)."""
     out = {}
     for name, value in state.items():
         if name.startswith(SB3_ONLY):
@@ -121,8 +132,6 @@ def read_sb3_zip(
         PolicyLoadError: the file is not an intact model zip, or holds a network of
             another kind or for other spaces (the message names the path).
     """
-    from agents.policies.saved import TRUST_ENV, network_spec, trusted
-
     path = Path(path)
     problem = model_zip_problem(path)
     if problem is not None:
@@ -178,7 +187,7 @@ def _weights(path: Path, pth: bytes, trust: bool, trust_env: str) -> dict[str, A
         state = torch.load(io.BytesIO(pth), map_location="cpu", weights_only=not trust)
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is a load problem
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        hint = "" if trust else f"; pass --trust-model (or set {trust_env}=1) if you trust it"
+        hint = "" if trust else f"; set {trust_env}=1 if you trust it"
         raise PolicyLoadError(
             f"cannot load model {path}: its policy.pth holds more than tensors or is "
             f"damaged ({first[:200]}){hint}"
@@ -220,29 +229,3 @@ def _activation(path: Path, kwargs: dict[str, Any]) -> str:
             f"({', '.join(ACTIVATIONS)})"
         )
     return name
-
-
-def convert_sb3_zip(
-    path: str | Path,
-    folder: str | Path,
-    rules: dict[str, Any] | None = None,
-    trust: bool | None = None,
-) -> Path:
-    """Write a MaskablePPO ``.zip`` as a saved-policy folder (the same network, as data).
-
-    ``folder`` keeps its other files (a shipped model's ``config.yaml`` and reports).
-
-    Args:
-        path: the ``.zip``.
-        folder: where ``hgin_policy.json`` and ``weights.safetensors`` go.
-        rules: the rules it was trained under, recorded in the spec.
-        trust: as ``read_sb3_zip``.
-
-    Raises:
-        PolicyLoadError: as ``read_sb3_zip``, or a network that cannot play.
-    """
-    from agents.policies.saved import network_from, write_policy_files
-
-    network, weights, trained_with = read_sb3_zip(path, trust)
-    network_from(Path(path), network, weights)  # it loads and plays before it is written
-    return write_policy_files(Path(folder), network, weights, rules, trained_with)

@@ -255,7 +255,7 @@ def world_weights(seen: SeenPosition, worlds: HandState, evidence: float) -> np.
     return (evidence ** contradictions.astype(np.float64)).reshape(g, w)
 
 
-#: the deadwood belief's table (``experiments/belief_table.py`` writes it)
+#: the deadwood belief's table (``research/experiments/belief_table.py`` writes it)
 DEADWOOD_TABLE = Path(__file__).resolve().parent / "data" / "opponent_deadwood.json"
 #: turn buckets of the table: two turns a bucket, the last one open-ended
 TURN_BUCKETS = 16

@@ -5,7 +5,7 @@ The network itself (card planes, trunk, heads; the architecture) is
 the trunk is the features extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor
 output *is* the 107 logits (``action_net`` is the identity), so ``TorchPolicy`` and
 ``MaskablePPO.load`` use it like any other policy. A trained network is saved as data
-(``agents.training.sb3.convert.save_policy_of``) and plays without this module.
+(``agents.training.sb3.model.save_policy_of``) and plays without this module.
 """
 
 from __future__ import annotations

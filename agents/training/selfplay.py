@@ -143,6 +143,6 @@ def load_snapshot(path: str | Path) -> Any:
     Raises:
         agents.policies.model.PolicyLoadError: a missing, corrupt or mismatched file.
     """
-    from agents.training.sb3.convert import load_model
+    from agents.training.sb3.model import load_model
 
     return frozen_copy(load_model(path).policy)

@@ -180,7 +180,7 @@ def test_a_mixture_with_a_sampling_snapshot_plays_alike_and_gets_new_snapshots(
     """A mixture with a sampling snapshot plays alike; a new snapshot reaches every worker."""
 
     def mixture() -> MixturePolicy:
-        net = ModelPolicy(tiny_model_path).model.policy
+        net = MaskablePPO.load(tiny_model_path).policy
         snap = TorchPolicy(net, deterministic=False, seed=1, name="self@1")
         return MixturePolicy([RandomPolicy(), snap, None], ["random", "self@1", "pool1"],
                              [1, 1, 0], N, seed=5)  # fmt: skip
@@ -192,7 +192,7 @@ def test_a_mixture_with_a_sampling_snapshot_plays_alike_and_gets_new_snapshots(
     play_both(one, many, 60, seed=6)
     np.testing.assert_array_equal(mix_one.assignment, mix_many.assignment)
     np.testing.assert_array_equal(mix_one.episodes(), mix_many.episodes())
-    new = TorchPolicy(ModelPolicy(tiny_model_path).model.policy, False, seed=2, name="self@2")
+    new = TorchPolicy(MaskablePPO.load(tiny_model_path).policy, False, seed=2, name="self@2")
     for apply in (apply_one, apply_many):
         apply(install_policy, 2, new, "self@2", np.array([0.0, 1.0, 1.0]), True)
     assert many.for_each_core(_slot_names) == [["random", "self@1", "self@2"]] * K

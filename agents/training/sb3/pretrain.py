@@ -85,7 +85,7 @@ def copy_weights(model: Any, source: str) -> None:
         weights = to_sb3_names(read_weights(folder, spec), network.get("policy") == "cards")
         width = int(network["obs_dim"])
     else:
-        from agents.training.sb3.convert import load_model
+        from agents.training.sb3.model import load_model
 
         old = load_model(path)
         weights, width = old.policy.state_dict(), int(old.observation_space.shape[0])

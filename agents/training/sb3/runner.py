@@ -55,7 +55,6 @@ from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
 from agents.training.best_response import best_response_config
-from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import CheckpointError, TrainState, save_model
 from agents.training.config import ConfigError, TrainConfig, save_config
 from agents.training.opponents import TrainingOpponents, attach
@@ -69,6 +68,7 @@ from agents.training.sb3.callbacks import (
     TrainLogFlushCallback,
 )
 from agents.training.sb3.league_callback import LeagueCallback
+from agents.training.sb3.model import make_model, open_model_zip, ppo_kwargs, save_policy_of
 from agents.training.sb3.pretrain import pretrain
 from hgin_env.engine.keys import SeedStream, session_seed, sub_seed
 from hgin_env.envs.policy import PolicyLoadError
@@ -107,8 +107,6 @@ def load_checkpoint(
     Raises:
         CheckpointError: a missing or corrupt file, naming it.
     """
-    from agents.training.sb3.convert import open_model_zip
-
     try:
         return open_model_zip(path, env=env, device=device, custom_objects=custom_objects)
     except PolicyLoadError as exc:  # the model zip's one error text, as a checkpoint problem
@@ -133,76 +131,6 @@ def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
     if opponents.policy is opponents.mixture:
         opponents.apply = attach(env, opponents.mixture)
     return VecMonitor(env)
-
-
-def ppo_kwargs(config: TrainConfig) -> dict[str, Any]:
-    """MaskablePPO's keyword arguments from ``config.ppo`` (those a checkpoint may update)."""
-    p = config.ppo
-    learning_rate: Any = p.learning_rate
-    if p.lr_schedule == "linear":
-        learning_rate = LinearSchedule(p.learning_rate)
-    return {
-        "learning_rate": learning_rate,
-        "n_steps": p.n_steps,
-        "batch_size": p.batch_size,
-        "n_epochs": p.n_epochs,
-        "gamma": p.gamma,
-        "gae_lambda": p.gae_lambda,
-        "clip_range": p.clip_range,
-        "ent_coef": p.ent_coef,
-        "vf_coef": p.vf_coef,
-        "max_grad_norm": p.max_grad_norm,
-        "target_kl": p.target_kl,
-        "normalize_advantage": p.normalize_advantage,
-    }
-
-
-class LinearSchedule:
-    """Learning rate decaying linearly from ``start`` to 0 (``progress`` goes 1 -> 0)."""
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-
-    def __call__(self, progress_remaining: float) -> float:
-        """The rate at ``progress_remaining`` (1 at the start of training, 0 at the end).
-
-        SB3 passes ``1 - num_timesteps / total_timesteps`` before each update. Training
-        stops after the first whole rollout past ``total_timesteps``, so the last update
-        gets a negative value: the rate is clamped at 0 (never negative).
-        """
-        return self.start * max(progress_remaining, 0.0)
-
-
-def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
-    """A fresh MaskablePPO for ``ppo.policy``.
-
-    ``mlp``: separate policy and value MLPs of ``ppo.net_arch``; ``cards``: the card
-    network of ``agents.training.card_net``.
-    """
-    p = config.ppo
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
-    policy: Any = "MlpPolicy"
-    policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
-        "activation_fn": activation,
-        "ortho_init": p.ortho_init,
-    }
-    if p.policy == "cards":
-        policy = CardNetPolicy
-        policy_kwargs.update(
-            net_arch=list(p.net_arch), channels=p.card_channels, blocks=p.card_blocks
-        )
-        if p.belief_coef:
-            policy_kwargs["belief_coef"] = p.belief_coef
-    return MaskablePPO(
-        policy,
-        env,
-        **ppo_kwargs(config),
-        policy_kwargs=policy_kwargs,
-        seed=config.seed,
-        device=p.device,
-        verbose=0,
-    )
 
 
 def hparams(config: TrainConfig) -> HParam:
@@ -426,8 +354,6 @@ class SB3Session:
 
         The zip is the whole MaskablePPO (optimizer included), to fine-tune from.
         """
-        from agents.training.sb3.convert import save_policy_of
-
         save_model(self.model, self.run_dir / "final_model.zip")
         save_policy_of(self.model, self.run_dir / "final_model", self.config.to_dict()["rules"])
 

@@ -25,7 +25,8 @@ from agents.training.checkpoint import (
 )
 from agents.training.config import ConfigError, build_config, load_config
 from agents.training.sb3 import callbacks as callbacks_module
-from agents.training.sb3.runner import LinearSchedule, train
+from agents.training.sb3.model import LinearSchedule
+from agents.training.sb3.runner import train
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,13 +1,13 @@
 """Series win rate against hand win rate: ``simple`` against a noisier ``simple`` (exp10).
 
-Not part of the toolkit: a measurement behind ``docs/experiments.md``. The opponent
+Not part of the toolkit: a measurement behind ``research/experiments.md``. The opponent
 plays like ``simple`` but takes a uniformly random legal action with probability
 ``eps`` at each decision; the larger ``eps``, the larger ``simple``'s hand edge. It
 shows which hand win rate a player needs for a given series win rate.
 
 Usage::
 
-    python -m experiments.series_curve 0.02 0.05 0.08 0.12 0.2
+    python -m research.experiments.series_curve 0.02 0.05 0.08 0.12 0.2
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Not part of the toolkit: a question behind docs/search.md. The observation holds
 pile and both players' discards as sets. The order they came in is public too (each
 player saw it), and it says more: which of the seat's discards the opponent let pass
 (drew from the stock instead), and which of its own discards are recent. This script
-records the hands of ``experiments.hand_model`` (every pair of styles, both rule sets)
+records the hands of ``research.experiments.hand_model`` (every pair of styles, both rule sets)
 with, besides each position's observation, four card planes of that order read from the
 table (``history_features``), fits two networks of the same shape on the same positions
 (``belief_features`` alone, and with the history planes) and compares their chances of
@@ -13,7 +13,7 @@ unseen card (lower is better).
 
 Usage::
 
-    python -m experiments.history_belief --hands 400 --seed 5353
+    python -m research.experiments.history_belief --hands 400 --seed 5353
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import time
 import numpy as np
 
 from agents.search.hand_model import NOT_UNSEEN, belief_features, hand_marginals, mlp_logits
-from experiments.hand_model import STYLES, card_scores, fit, record_all, uniform_marginals
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.keys import SeedStream, sub_seed
+from research.experiments.hand_model import STYLES, card_scores, fit, record_all, uniform_marginals
 
 #: the history planes (``history_features``)
 PLANES = ("passed", "taken_back", "their_recency", "my_recency")

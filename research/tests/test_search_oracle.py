@@ -1,4 +1,4 @@
-"""``experiments.search_oracle``: the worlds told the truth are the real position, stock apart."""
+"""``research.experiments.search_oracle``: worlds told the truth are the real position."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from helpers import search_decision
 from agents.bots import SimpleBot
 from agents.search.pimc import PimcPolicy, parse_params
 from agents.search.worlds import believed_worlds, seen_position
-from experiments.search_oracle import Oracle, Truth, tell_truth
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import PolicyCall
+from research.experiments.search_oracle import Oracle, Truth, tell_truth
 
 G, W = 12, 6
 

@@ -15,7 +15,7 @@ to) and ``uniform_counts`` (what uniform worlds deal, for comparison).
 
 Usage::
 
-    python -m experiments.belief_table --hands 2000 --seed 5150
+    python -m research.experiments.belief_table --hands 2000 --seed 5150
 """
 
 from __future__ import annotations

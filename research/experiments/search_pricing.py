@@ -10,7 +10,7 @@ pairing removes the deals' luck, not the play's.
 
 Usage::
 
-    python -m experiments.search_pricing searcher searcher:objective=series ppo-league2 \
+    python -m research.experiments.search_pricing searcher searcher:objective=series ppo-league2 \
         --series 150 --seed 2027 --undercut-bonus 25
 """
 

@@ -1,7 +1,7 @@
 r"""Measurement: how much a search would gain if it knew the opponent's hand.
 
 Not part of the toolkit: the ceiling of any belief, behind docs/search.md. The same
-paired probe as ``experiments.search_paired`` (single hands, the same deals and keys, a
+paired probe as ``research.experiments.search_paired`` (single hands, the same deals and keys, a
 fresh score sheet), with A a ``pimc`` spec whose worlds are told the truth: in every
 world of a searched decision the opponent holds its real hand, and only the order of the
 stock stays unknown (the other unseen cards, in the order the world's own deal gave
@@ -16,8 +16,8 @@ how good the hand is.
 
 Usage::
 
-    python -m experiments.search_oracle searcher@4 simple --hands 1000 --seed 8989
-    python -m experiments.search_oracle searcher@4 simple --series 150 --seed 2027
+    python -m research.experiments.search_oracle searcher@4 simple --hands 1000 --seed 8989
+    python -m research.experiments.search_oracle searcher@4 simple --series 150 --seed 2027
 
 With ``--series`` it plays ``evaluate.py A B --series N --duplicate --seed S`` in one
 process, A told the truth, and prints the series figures (run the plain row with
@@ -38,7 +38,6 @@ from agents.evaluation.results import EvalResult
 from agents.policies.model import load_policy
 from agents.search import pimc
 from agents.search.worlds import SeenPosition, grown_worlds
-from experiments.search_paired import play_hands
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, HandState
@@ -50,6 +49,7 @@ from hgin_env.envs.observation import (
     plain_observations,
 )
 from hgin_env.envs.policy import Policy
+from research.experiments.search_paired import play_hands
 
 
 def _public(

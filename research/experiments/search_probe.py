@@ -1,6 +1,6 @@
 """Probe: determinized rollout search at the discard decision, against ``simple`` (exp10).
 
-Not part of the toolkit: a measurement behind ``docs/experiments.md``. Single hands are
+Not part of the toolkit: a measurement behind ``research/experiments.md``. Single hands are
 played in lock step, seats alternating by game index, the agent against ``simple``. The
 agent is the shipped ``ppo-cards`` network (shown a fresh Hollywood score sheet); with
 ``--mode search`` its discard decisions (discard or knock) are replaced by a rollout
@@ -12,9 +12,10 @@ order stays hidden); ``--oracle full`` plays out from the true state.
 
 Usage::
 
-    python -m experiments.search_probe --hands 1000 --seed 300 --mode net
-    python -m experiments.search_probe --hands 1000 --seed 300 --mode search --samples 64
-    python -m experiments.search_probe --hands 1000 --mode search --samples 32 --oracle hand
+    python -m research.experiments.search_probe --hands 1000 --seed 300 --mode net
+    python -m research.experiments.search_probe --hands 1000 --seed 300 --mode search --samples 64
+    python -m research.experiments.search_probe --hands 1000 --mode search --samples 32 \
+        --oracle hand
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ import numpy as np
 
 from agents.bots.simple import SimpleBot
 from agents.policies.model import load_policy
-from experiments.search_paired import signed_points
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine, Phase
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.envs.observation import encode_observations
+from research.experiments.search_paired import signed_points
 
 HAND = 10
 NO_VALUE = -1e9

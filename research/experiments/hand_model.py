@@ -22,8 +22,8 @@ Not part of the toolkit's play: it writes ``agents/search/data/hand_model.npz``,
 
 Usage::
 
-    python -m experiments.hand_model --hands 2000 --seed 4242          # record, train, write
-    python -m experiments.hand_model --hands 60 --epochs 1 --out check.npz  # a quick check
+    python -m research.experiments.hand_model --hands 2000 --seed 4242  # record, train, write
+    python -m research.experiments.hand_model --hands 60 --epochs 1 --out check.npz  # a quick check
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Recorded:
 
 
 #: ``history(engine, rows, seat)``: float32[R, H] features of the acting seats' positions
-#: that the observation does not hold (``experiments.history_belief``)
+#: that the observation does not hold (``research.experiments.history_belief``)
 History = Callable[[GinEngine, np.ndarray, np.ndarray], np.ndarray]
 
 

@@ -6,7 +6,7 @@ of ``agents.search.series_value`` (each decided hand won by either seat with pro
 from an empty sheet; each sheet's true chance of winning the series under the model is
 estimated by playing it out ``--runs`` times, and compared with ``series_values``.
 
-Usage: ``python -m experiments.series_value_check [--sheets 200] [--runs 2000]``
+Usage: ``python -m research.experiments.series_value_check [--sheets 200] [--runs 2000]``
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
-"""``experiments.history_belief``: the order-of-play planes against a card-by-card reference."""
+"""``research.experiments.history_belief``: the order-of-play planes against a card-by-card walk."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from agents.bots import SimpleBot
-from experiments.history_belief import PLANES, history_features
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine
 from hgin_env.envs.observation import encode_observations
+from research.experiments.history_belief import PLANES, history_features
 
 
 def _reference(engine: GinEngine, game: int, seat: int) -> np.ndarray:

@@ -19,7 +19,7 @@ by how far into the hand the decision is):
 
 Usage::
 
-    python -m experiments.value_error --a ppo-taught --b ppo-league2 --hands 4000
+    python -m research.experiments.value_error --a ppo-taught --b ppo-league2 --hands 4000
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.policies.model import load_model, load_policy, model_file
-from experiments.search_paired import signed_points
+from agents.policies.model import load_policy, model_file
+from agents.training.sb3.model import load_model
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.melds import min_deadwood
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.play import play_batch
+from research.experiments.search_paired import signed_points
 
 #: decision index bounds of the stages reported (moves into the hand, both seats')
 STAGES = ((0, 8), (8, 16), (16, 24), (24, 10_000))

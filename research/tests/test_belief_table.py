@@ -1,4 +1,4 @@
-"""``python -m experiments.belief_table`` builds the shipped deadwood table, reproducibly."""
+"""``python -m research.experiments.belief_table`` builds the shipped deadwood table again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from agents.search import worlds
-from experiments import belief_table
+from research.experiments import belief_table
 
 #: the shipped table's fields; a tiny run must write the same ones
 FIELDS = json.loads(worlds.DEADWOOD_TABLE.read_text())

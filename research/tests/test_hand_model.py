@@ -17,10 +17,10 @@ from agents.search.hand_model import (
     shipped_hand_model,
 )
 from agents.search.worlds import sample_worlds, seen_position, world_keys
-from experiments import hand_model as experiment
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE
+from research.experiments import hand_model as experiment
 
 
 def _midhand(n: int, plies: int, seed: int):

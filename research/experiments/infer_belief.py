@@ -10,7 +10,7 @@ better), the worlds' effective number, and the error of their mean deadwood.
 
 Usage::
 
-    python -m experiments.infer_belief --model ppo-league2 --hands 120 --rows 600
+    python -m research.experiments.infer_belief --model ppo-league2 --hands 120 --rows 600
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import numpy as np
 from agents.policies.model import load_policy
 from agents.search.inference import discard_log_likelihoods, inferred_weights, last_discard
 from agents.search.worlds import believed_worlds
-from experiments.hand_model import RULES, STYLES, record
 from hgin_env.engine.game import HAND_SIZE
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.engine.melds import min_deadwood
+from research.experiments.hand_model import RULES, STYLES, record
 
 #: the weights' powers compared (0: the deadwood belief alone)
 TAUS = (0.0, 0.5, 1.0)
@@ -74,7 +74,7 @@ def main() -> None:
             for tau in TAUS:
                 weight = inferred_weights(log_chance, tau)
                 weight /= weight.sum(axis=1, keepdims=True)
-                # as experiments.hand_model scores sampled beliefs: one uniform world added
+                # as research.experiments.hand_model scores sampled beliefs: one uniform world added
                 p = (w * (weight[:, :, None] * held).sum(axis=1) + uniform) / (w + 1.0)
                 q = np.clip(p, 1e-6, 1 - 1e-6)
                 loss = -(truth * np.log(q) + (~truth) * np.log(1 - q))

@@ -10,7 +10,7 @@ standard error is far below that of two separate matches.
 
 Usage::
 
-    python -m experiments.search_paired pimc:worlds=64,rollout=ppo-cards,objective=points \
+    python -m research.experiments.search_paired pimc:worlds=64,rollout=ppo-cards,objective=points \
         ppo-cards --baseline ppo-cards --hands 200
 """
 

@@ -1,6 +1,6 @@
 r"""Expert iteration of the knock: a network learns the search's knock from its own play.
 
-Not part of the toolkit: the runs behind docs/experiments.md (``ei1``, ``ei2``) and the
+Not part of the toolkit: the runs behind research/experiments.md (``ei1``, ``ei2``) and the
 shipped ``ppo-knock`` model. One iteration:
 
 1. **States from the student's own play (DAgger).** The student (a saved network,
@@ -20,14 +20,15 @@ shipped ``ppo-knock`` model. One iteration:
    weights; the value head is not fitted (``value_coef`` 0: no returns are recorded),
    though it moves with the layers it shares with the policy.
 
-The new network is written as ``OUT/model.zip`` with the student's ``config.yaml`` (the
+The new network is written as a saved policy in ``OUT/`` (``hgin_policy.json``,
+``weights.safetensors``) with the student's ``config.yaml`` (the
 same network shape) and ``OUT/expert_iteration.json`` (the command's figures). The next
 iteration takes ``--student OUT`` (the same teacher), and its fit ``--demos`` with the
 rows of every iteration so far.
 
 Usage::
 
-    python -m experiments.expert_iteration --student ppo-league2 --teacher searcher \
+    python -m research.experiments.expert_iteration --student ppo-league2 --teacher searcher \
         --decisions 20000 --out runs/ei1
 """
 
@@ -44,7 +45,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from agents.policies.model import load_model, load_policy, model_file
+from agents.policies.model import load_policy, model_file
+from agents.training.sb3.model import load_model, save_policy_of
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import PretrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents
@@ -295,9 +297,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     path = model_file(args.student)
-    if path is None or not path.is_file():
+    if path is None or not path.exists():
         parser.error(f"--student {args.student}: no such model")
-    config_path = path.parent / "config.yaml"
+    config_path = (path if path.is_dir() else path.parent) / "config.yaml"
     args.out.mkdir(parents=True, exist_ok=True)
     model = load_model(path)
     model.policy.set_training_mode(False)
@@ -344,8 +346,9 @@ def main(argv: list[str] | None = None) -> None:
     model.policy.set_training_mode(False)
     figures = {**figures, **agreement(student, demos, taught)}
     print(json.dumps(figures, indent=2), flush=True)
-    model.save(args.out / "model.zip")
-    save_config(load_config(config_path), args.out / "config.yaml")
+    config = load_config(config_path)
+    save_policy_of(model, args.out, config.to_dict()["rules"], replace=False)
+    save_config(config, args.out / "config.yaml")
     gathered = args.demos is None  # the gathering's options only matter when it ran
     summary = {
         "student": args.student,
@@ -368,7 +371,7 @@ def main(argv: list[str] | None = None) -> None:
         **figures,
     }
     (args.out / "expert_iteration.json").write_text(json.dumps(summary, indent=2))
-    print(f"wrote {args.out / 'model.zip'} (gather {t_gather:.0f} s, fit {t_fit:.0f} s)")
+    print(f"wrote the model {args.out} (gather {t_gather:.0f} s, fit {t_fit:.0f} s)")
 
 
 if __name__ == "__main__":

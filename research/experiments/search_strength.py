@@ -7,8 +7,8 @@ rules, e.g. ``undercut_bonus=25``.
 
 Usage::
 
-    python -m experiments.search_strength pimc:worlds=32,top=6 simple --series 20
-    python -m experiments.search_strength pimc:worlds=32,undercut_bonus=25 ppo-cards \\
+    python -m research.experiments.search_strength pimc:worlds=32,top=6 simple --series 20
+    python -m research.experiments.search_strength pimc:worlds=32,undercut_bonus=25 ppo-cards \\
         --series 20 --undercut-bonus 25 --json runs/search/ppo25.json
 """
 

@@ -1,4 +1,4 @@
-"""``python -m experiments.expert_iteration``: the student plays, the teacher labels its knocks."""
+"""``research.experiments.expert_iteration``: the student plays, the teacher labels its knocks."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 import numpy as np
 
 from agents.policies.model import MODELS_DIR, load_policy
-from experiments import expert_iteration
 from hgin_env.engine.actions import KNOCK, knock_legal
 from hgin_env.envs.observation import OBS_LAYOUT, decode_observations
+from research.experiments import expert_iteration
 
 #: the student's config: its env section (series mode, undercut bonus 10 and 25 mixed)
 CONFIG = MODELS_DIR / "ppo-league2" / "config.yaml"
