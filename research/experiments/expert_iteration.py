@@ -46,10 +46,10 @@ import torch
 from tqdm.auto import tqdm
 
 from agents.policies.model import load_policy, model_file
-from agents.training.sb3.model import load_model, save_policy_of
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.config import PretrainConfig, load_config, save_config
 from agents.training.opponents import TrainingOpponents
+from agents.training.sb3.model import load_model, save_policy_of
 from agents.training.sb3.pretrain import Demonstrations, imitate
 from agents.training.sb3.runner import make_env
 from hgin_env.engine.actions import KNOCK, is_knock, knock_legal

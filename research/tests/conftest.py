@@ -1,4 +1,4 @@
-"""The research tests use the suite's helpers (``tests/helpers``), whichever folder pytest starts in."""
+"""The research tests use the suite's helpers (``tests/helpers``), wherever pytest starts."""
 
 from __future__ import annotations
 
