@@ -6,8 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import search_decision
-from test_pimc import _positions
+from helpers.search import mid_series, search_decision
 
 from agents.search import hand_model
 from agents.search.hand_model import (
@@ -25,7 +24,7 @@ from research.experiments import hand_model as experiment
 
 def _midhand(n: int, plies: int, seed: int):
     """Series after ``plies`` decisions of ``simple``; the seats to act, as ``SeenPosition``."""
-    series = _positions(n, plies, seed)
+    series = mid_series(n, plies, seed)
     obs, masks, keys = search_decision(series)
     eng = series.engine
     live = np.flatnonzero(~eng.over & (masks.sum(axis=1) > 1))

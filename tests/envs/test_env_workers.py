@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from helpers.actions import knock_or_legal
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -24,7 +25,6 @@ from agents.training.config import build_config
 from agents.training.opponents import attach, install_policy
 from agents.training.sb3 import callbacks as callbacks_module
 from agents.training.sb3.runner import train
-from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import RandomPolicy
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
@@ -53,15 +53,6 @@ PAIRS = [
 ]  # fmt: skip
 
 
-def choose(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A random knock where one is legal, else a random legal action, per game."""
-    actions = np.zeros(len(masks), np.int64)
-    for i, mask in enumerate(masks):
-        knocks = np.flatnonzero(mask[KNOCK:DRAW]) + KNOCK
-        actions[i] = rng.choice(knocks if knocks.size else np.flatnonzero(mask))
-    return actions
-
-
 def assert_same_step(a: tuple, b: tuple) -> None:
     """Two VecEnv step returns are equal: observations, rewards, dones and every info entry."""
     for x, y in zip(a[:3], b[:3], strict=True):
@@ -81,7 +72,7 @@ def play_both(one: HollywoodGinVecEnv, many: HollywoodGinVecEnv, steps: int, see
         np.testing.assert_array_equal(masks, many.action_masks())
         np.testing.assert_array_equal(get_action_masks(many), masks)
         np.testing.assert_array_equal(np.stack(many.env_method("action_masks")), masks)
-        actions = choose(masks, rng)
+        actions = knock_or_legal(masks, rng)
         result = one.step(actions)
         assert_same_step(result, many.step(actions))
         ended += int(result[2].sum())
@@ -218,7 +209,7 @@ def test_starting_the_workers_in_two_calls_makes_one_step(envs):
     np.testing.assert_array_equal(one.reset(), many.reset())
     rng = np.random.default_rng(8)
     for _ in range(40):
-        actions = choose(one.action_masks(), rng)
+        actions = knock_or_legal(one.action_masks(), rng)
         many.step_async_workers(actions, [0, 1])
         with pytest.raises(RuntimeError, match=r"started workers \[2, 3\]"):
             many.step_wait()
@@ -261,7 +252,7 @@ def test_a_killed_worker_gives_an_error_naming_it(envs):
     os.kill(pid, signal.SIGKILL)
     assert not wait_gone([pid])
     with pytest.raises(EnvWorkerError, match=rf"env worker 1 \(pid {pid}.*SIGKILL"):
-        env.step(choose(env.action_masks(), np.random.default_rng(0)))
+        env.step(knock_or_legal(env.action_masks(), np.random.default_rng(0)))
     with pytest.raises(EnvWorkerError, match="cannot be used"):
         env.reset()
     others = env.worker_pids
@@ -292,11 +283,11 @@ def test_an_exception_in_a_worker_names_the_worker_and_keeps_its_traceback(envs)
     rng = np.random.default_rng(0)
     with pytest.raises(EnvWorkerError, match=r"env worker \d \(pid \d+, games \d+-\d+\)") as err:
         for _ in range(10):
-            env.step(choose(env.action_masks(), rng))
+            env.step(knock_or_legal(env.action_masks(), rng))
     assert "boom in the opponent" in str(err.value)
     assert "Traceback" in str(err.value.__cause__)
     with pytest.raises(EnvWorkerError, match="cannot be used: a step failed"):
-        env.step(choose(env.action_masks(), rng))
+        env.step(knock_or_legal(env.action_masks(), rng))
 
 
 def _fail_with_value_error(core) -> None:

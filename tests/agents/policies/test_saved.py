@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import one_error_line, save_model
+from helpers.policies import save_model
+from helpers.reports import one_error_line
 
 from agents.policies.model import ModelPolicy, load_policy
 from agents.policies.saved import (

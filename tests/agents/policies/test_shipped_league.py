@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import assert_plays_legally
+from helpers.policies import assert_plays_legally
 
 from agents.policies.model import MODELS_DIR, ModelPolicy, load_policy, shipped_models
 from agents.training.config import load_config

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import assert_plays_legally
+from helpers.policies import assert_plays_legally
 
 from agents.evaluation import evaluate
 from agents.policies.model import MODELS_DIR, load_policy, shipped_models

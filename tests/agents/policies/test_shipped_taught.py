@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import assert_model_plays_legally, gin_and_knocks, knock_decisions
+from helpers.policies import assert_model_plays_legally, gin_and_knocks, knock_decisions
 
 from agents.policies.model import MODELS_DIR, shipped_models
 from agents.training.config import load_config

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import redeal_hidden, search_decision
+from helpers.search import redeal_hidden, search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy

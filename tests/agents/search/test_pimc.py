@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import search_decision
+from helpers.search import mid_series, search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
@@ -30,18 +30,6 @@ from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import registered_policies
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def _positions(n: int, plies: int, seed: int) -> SeriesEngine:
-    """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
-    series = SeriesEngine(n, seed=seed)
-    series.reset()
-    bot = SimpleBot(seed)
-    for _ in range(plies):
-        eng = series.engine
-        obs = encode_observations(eng, eng.current_player, series.sheets)
-        series.step(bot.act(obs, eng.legal_action_mask()))
-    return series
 
 
 def test_pimc_is_registered_with_its_parameters_in_the_name():
@@ -109,7 +97,7 @@ def test_evaluate_cli_refuses_a_bad_parameter_with_exit_2():
 @pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_worlds_keep_what_the_seat_sees_and_deal_the_rest(belief):
     """Every sampled world is a valid position with the seat's cards, pile and known pickups."""
-    series = _positions(16, 7, seed=3)
+    series = mid_series(16, 7, seed=3)
     obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params("worlds=8"))
     seen = seen_position(obs, masks, policy.params.rules)
@@ -153,7 +141,7 @@ def test_search_plays_legal_moves_through_whole_hands():
 @pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
     """With per-game keys, each row's decision does not depend on the other rows of the call."""
-    series = _positions(12, 9, seed=5)
+    series = mid_series(12, 9, seed=5)
     obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params(f"worlds=6,belief={belief}"))
     together = policy.act(obs, masks, keys=keys)
@@ -167,11 +155,11 @@ def test_a_game_decides_the_same_alone_and_in_a_batch(belief):
 @pytest.mark.parametrize("belief", ["uniform", "deadwood", "learned"])
 def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
     """Redealing the opponent's hidden cards and the stock leaves the decision as it was."""
-    series = _positions(10, 11, seed=8)
+    series = mid_series(10, 11, seed=8)
     obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params(f"worlds=8,objective=points,belief={belief}"))
     before = policy.act(obs, masks, keys=keys)
-    from helpers import redeal_hidden
+    from helpers.search import redeal_hidden
 
     assert redeal_hidden(series, np.random.default_rng(0)) > 5
     obs2, masks2, _ = search_decision(series)
@@ -181,7 +169,7 @@ def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
 
 def test_search_finds_a_gin_knock():
     """Holding gin after the draw, the search knocks (gin beats every other candidate)."""
-    from helpers import deal, play
+    from helpers.deck import deal, play
 
     eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
     play(eng, "pass", "pass", "draw")  # the non-dealer draws TH: AC-3C 4D-6D 7H-TH KS
@@ -194,7 +182,7 @@ def test_search_finds_a_gin_knock():
 
 def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
     """``top=2``: the 2 least-deadwood discards, the best knock and the prior; ``top=0``: all."""
-    from helpers import deal, play
+    from helpers.deck import deal, play
 
     from agents.search.pimc import candidates
 
@@ -214,7 +202,7 @@ def test_own_plays_the_searching_seat_of_the_rollouts_and_rollout_the_opponent()
     """``own=expert``: seat 0 (the searcher's) of every rollout plays expert, seat 1 simple."""
     from hgin_env.envs.policy import PolicyCall
 
-    series = _positions(12, 9, seed=6)
+    series = mid_series(12, 9, seed=6)
     obs, masks, keys = search_decision(series)
     mixed = load_policy("pimc:worlds=8,own=expert,objective=points")
     assert mixed.name == "pimc:worlds=8,top=0,z=1,rollout=simple,own=expert,objective=points"
@@ -236,7 +224,7 @@ def test_own_plays_the_searching_seat_of_the_rollouts_and_rollout_the_opponent()
 
 def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):
     """``pretrain.teacher: pimc:...`` and a pimc training opponent pass; ``worlds=0`` is named."""
-    from helpers import tiny_config
+    from helpers.training import tiny_config
 
     from agents.training.schema import ConfigError
 
@@ -262,7 +250,7 @@ def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
     """With evidence < 1 a world whose opponent hand would meld a card it let pass weighs less."""
     from agents.search.worlds import world_weights
 
-    series = _positions(16, 15, seed=2)
+    series = mid_series(16, 15, seed=2)
     obs, masks, keys = search_decision(series)
     seen = seen_position(obs, masks, parse_params("").rules)
     worlds = sample_worlds(seen, world_keys(keys, 32))
@@ -283,7 +271,7 @@ def test_the_belief_weighs_down_worlds_that_contradict_the_opponents_play():
 
 def test_the_search_is_a_training_opponent_by_name():
     """A ``HollywoodGinVecEnv`` with ``opponent="pimc:worlds=2"`` plays legal series steps."""
-    from helpers import assert_plays_legally
+    from helpers.policies import assert_plays_legally
 
     from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
@@ -332,7 +320,7 @@ def test_drop_loose_drops_the_highest_loose_cards_and_keeps_the_fixed_ones():
 
 def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
     """Late in a hand a uniform deal gives the opponent a poor hand; the belief does not."""
-    series = _positions(24, 24, seed=4)
+    series = mid_series(24, 24, seed=4)
     obs, masks, keys = search_decision(series)
     eng = series.engine
     live = np.flatnonzero(~eng.over & (masks.sum(axis=1) > 1))
@@ -352,7 +340,7 @@ def test_the_deadwood_belief_deals_the_opponent_hands_as_good_as_real_ones():
 
 def test_the_prior_decides_unless_a_candidate_beats_it_clearly():
     """With ``prior=expert`` and a test no candidate passes, the search plays expert's moves."""
-    series = _positions(12, 9, seed=6)
+    series = mid_series(12, 9, seed=6)
     obs, masks, keys = search_decision(series)
     search = load_policy("pimc:worlds=4,z=10,prior=expert,belief=deadwood")
     expert = load_policy("expert")

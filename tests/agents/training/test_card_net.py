@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import assert_plays_legally
+from helpers.policies import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
 from agents.policies.card_layers import (

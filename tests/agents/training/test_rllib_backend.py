@@ -336,7 +336,7 @@ def test_an_early_ctrl_c_leaves_no_run_folder(ray_local, tmp_path, monkeypatch):
 
 def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp_path, monkeypatch):
     """Resuming removes a killed session's leftovers and the events past the checkpoint."""
-    from helpers import scalars
+    from helpers.training import scalars
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.training.config import save_config
@@ -366,7 +366,7 @@ def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp
 
 def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp_path):
     """Bots and snapshots in one league: runners' records reach the driver, PFSP re-weights."""
-    from helpers import scalars
+    from helpers.training import scalars
 
     from agents.policies.model import ModelPolicy
     from agents.training.rllib.backend import train
