@@ -498,7 +498,7 @@ class CardActorCritic(nn.Module):
     ``mlp_extractor.``, ``value_net.``; SB3's aliases ``pi_features_extractor.`` and
     ``vf_features_extractor.`` of the shared trunk aside, see ``sb3_card_weights``), so one
     set of weights plays in either: the rllib backend trains it inside an RLModule
-    (``agents.training.rllib.module``) and ``agents.policies.rllib_policy`` plays it.
+    (``agents.training.rllib.module``) and ``agents.policies.saved`` rebuilds it to play.
 
     Args:
         obs_width: the observation's width (a layout's ``OBS_DIM``, plus ``PRIVILEGED_DIM``

@@ -1,7 +1,7 @@
 """The network the rllib backend trains: separate policy and value MLPs, masked logits.
 
 Plain torch (no Ray): ``agents.training.rllib.module`` wraps it in an RLlib ``RLModule``
-for training, and ``agents.policies.rllib_policy`` rebuilds it from a checkpoint to play.
+for training, and ``agents.policies.saved`` rebuilds it from a saved policy to play.
 """
 
 from __future__ import annotations

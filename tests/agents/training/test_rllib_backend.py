@@ -176,14 +176,13 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
 
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
-    """An rllib policy folder with a damaged weights file gives a one-line load error."""
-    from agents.policies.rllib_policy import POLICY_FILE, network_spec, policy_spec
+    """A saved-policy folder with a damaged weights file gives a one-line load error."""
+    from agents.policies.saved import POLICY_FILE, WEIGHTS_FILE, network_spec, policy_spec
 
     spec = policy_spec(network_spec("mlp", (8,)))
-    spec["module_state"] = "module_state.pkl"
     (tmp_path / POLICY_FILE).write_text(json.dumps(spec))
-    (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
-    with pytest.raises(PolicyLoadError, match=r"cannot load model .*module_state\.pkl"):
+    (tmp_path / WEIGHTS_FILE).write_bytes(b"not safetensors")
+    with pytest.raises(PolicyLoadError, match=r"cannot load model .*weights\.safetensors"):
         load_policy(str(tmp_path))
 
 
@@ -208,6 +207,7 @@ def test_a_short_run_fills_the_run_folder(trained):
     assert (run / "config.yaml").is_file() and (run / "final_model" / "hgin_policy.json").is_file()
     (ckpt,) = sorted((run / "checkpoints").glob("ckpt_*/"))
     assert (ckpt / "rllib_checkpoint.json").is_file() and ckpt.with_suffix(".json").is_file()
+    assert (ckpt / "weights.safetensors").is_file() and load_policy(str(ckpt)).act
     history = json.loads((run / "eval.json").read_text())["history"]
     assert [h["steps"] for h in history] == [trained.steps]
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

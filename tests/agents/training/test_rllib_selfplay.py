@@ -12,12 +12,10 @@ import pytest
 
 pytest.importorskip("ray")
 
-from agents.policies.rllib_policy import SHARED_MODULE  # noqa: E402
-
 import agents  # noqa: E402, F401  - registers the bots
 from agents.policies.model import load_policy  # noqa: E402
 from agents.training.config import ConfigError, build_config  # noqa: E402
-from agents.training.rllib.env import split_observation  # noqa: E402
+from agents.training.rllib.env import SHARED_MODULE, split_observation  # noqa: E402
 from agents.training.rllib.selfplay import RLlibSelfPlayEnv, shared_policy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
