@@ -8,6 +8,7 @@ import pickle
 import zipfile
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -66,7 +67,7 @@ def observations() -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of 32 games of simple against random, 30 moves each."""
     env = HollywoodGinVecEnv(32, opponent="random", seed=4)
     player = load_policy("simple", seed=1)
-    obs = env.reset()
+    obs: Any = env.reset()
     rows, masks = [], []
     for _ in range(30):
         mask = env.action_masks()
