@@ -271,8 +271,8 @@ class GameStore:
 
     @staticmethod
     def new_id() -> str:
-        """A fresh random game id."""
-        return secrets.token_hex(8)
+        """A fresh random game id: 128 bits, so the page's URL may hold it unguessed."""
+        return secrets.token_hex(16)
 
     def _forget_idle(self, now: float) -> None:
         while self._games:

@@ -9,9 +9,10 @@ looks like a form or plain text), and a name that resolves to 127.0.0.1 after a 
   the port it serves;
 - every ``/api/`` request carries the server's token (printed in its URL, ``?token=``),
   in the ``X-Hgin-Token`` header or the ``token`` query parameter;
-- a POST comes from the page itself: an ``Origin`` (or ``Sec-Fetch-Site``) of another
-  site is refused, and the body must be ``application/json`` (which a foreign page
-  cannot send without the server's consent, which it never gives);
+- every ``/api/`` request and every POST comes from the page itself: an ``Origin`` (or
+  ``Sec-Fetch-Site``) of another site is refused (a game's state by its id included),
+  and a POST's body must be ``application/json`` (which a foreign page cannot send
+  without the server's consent, which it never gives);
 - a body is at most ``BODY_LIMIT`` bytes (``REPLAY_LIMIT`` for a transcript to replay).
 
 A refusal answers a 4xx with ``{"error": message}`` and runs nothing (``RequestGuard``).
@@ -108,7 +109,9 @@ class RequestGuard:
                 "this server needs its token: open the URL it printed when it started "
                 "(http://127.0.0.1:PORT/?token=...)",
             )
-        if scope["method"] != "POST":
+        # every API request (a game's state by its id too) comes from the page itself
+        api = scope["path"].startswith("/api/")
+        if not api and scope["method"] != "POST":
             pass
         elif headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             raise ApiError(403, "a request from another site is refused")
@@ -116,6 +119,8 @@ class RequestGuard:
             raise ApiError(
                 403, f"a request from another site ({shown(headers['origin'])}) is refused"
             )
+        elif scope["method"] != "POST":
+            pass
         elif headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             kind = headers.get("content-type", "none")
             raise ApiError(

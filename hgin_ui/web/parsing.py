@@ -25,6 +25,16 @@ MAX_TEXT = 200
 MAX_NAME = 24
 #: the most digits of a number in a body (Python refuses to read over 4,300)
 MAX_DIGITS = 40
+#: the table's range for an option whose engine range (``RulesConfig``) goes well past
+#: a playable game, and why: the page refuses a value outside it with that reason
+TABLE_RANGES: dict[str, tuple[int, int, str]] = {
+    "knock_limit": (
+        0, 30, "above 30 almost every hand may knock on its first discard (10 is usual)",
+    ),
+    "gin_bonus": (0, 200, "a bonus over 200 outweighs a whole game (25 is usual)"),
+    "undercut_bonus": (0, 200, "a bonus over 200 outweighs a whole game (10 is usual)"),
+    "big_gin_bonus": (0, 200, "a bonus over 200 outweighs a whole game (31 is usual)"),
+}  # fmt: skip
 
 
 class ApiError(Exception):
@@ -198,8 +208,23 @@ def page_rules(text: str) -> RulesConfig:
         raise ValueError("rules: " + str(exc).removeprefix("RulesConfig.")) from exc
 
 
+def check_table_ranges(rules: RulesConfig) -> None:
+    """Refuse an option the engine takes but outside the table's range (``TABLE_RANGES``).
+
+    Raises:
+        ValueError: ``rules: knock_limit=99 is outside 0..30: ...`` with the reason.
+    """
+    for key, (lo, hi, why) in TABLE_RANGES.items():
+        value = getattr(rules, key)
+        if value is not None and not lo <= value <= hi:
+            raise ValueError(f"rules: {key}={value} is outside {lo}..{hi}: {why}")
+
+
 def rules_field(data: dict[str, Any], default: RulesConfig) -> RulesConfig:
     """The rules from ``key=value`` items (spaces or commas between them).
+
+    The engine's ranges apply, then the table's (``TABLE_RANGES``), except to the
+    server's own defaults (the command line's ``--rules``, which the page starts from).
 
     Raises:
         ApiError: 400 with ``page_rules``' reason (``rules: knock_limit must be ...``).
@@ -208,6 +233,9 @@ def rules_field(data: dict[str, Any], default: RulesConfig) -> RulesConfig:
         return default
     text = text_field(data, "rules", "")
     try:
-        return page_rules(text)
+        rules = page_rules(text)
+        if rules != default:
+            check_table_ranges(rules)
+        return rules
     except ValueError as exc:
         raise ApiError(400, str(exc)) from exc

@@ -28,6 +28,7 @@ from hgin_env.engine.cards import (
     CARD_RANK,
     CARD_SUIT,
     CARD_VALUE,
+    N_CARDS,
     card_id,
     card_text,
     parse_cards,
@@ -41,7 +42,7 @@ from hgin_env.replay import ReplayError, replay_hand, result_lines
 
 from .catalog import short_name
 from .parsing import MAX_TEXT, rules_text
-from .words import action_line, deal_line, you_words
+from .words import action_line, deal_line, rules_words, you_words
 
 if TYPE_CHECKING:
     from .games import PlayGame, WatchGame
@@ -74,7 +75,28 @@ def by_rank(cards: Sequence[str]) -> list[str]:
     return [card_text(c) for c in sorted(ids, key=lambda c: (CARD_RANK[c], CARD_SUIT[c]))]
 
 
-def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) -> dict[str, Any]:
+def played_discards(
+    mask: np.ndarray, seat: int, actions: Sequence[Sequence[int]] | None
+) -> list[str]:
+    """A seat's discards (a ``bool[52]`` mask) in the order played, from the hand's actions.
+
+    Without the actions (or for a card they do not name) the cards come by suit then rank.
+    """
+    order: list[int] = []
+    for who, action in actions or ():
+        card = int(action) if int(action) < N_CARDS else int(action) - KNOCK
+        if int(who) == seat and 0 <= card < N_CARDS and mask[card] and card not in order:
+            order.append(card)
+    rest = [int(c) for c in np.flatnonzero(mask) if int(c) not in order]
+    return [card_text(c) for c in order + rest]
+
+
+def table_view(
+    engine: GinEngine,
+    names: Sequence[str],
+    face_up: Sequence[int],
+    actions: Sequence[Sequence[int]] | None = None,
+) -> dict[str, Any]:
     """The table of game 0 of ``engine``; only the seats in ``face_up`` show their hands.
 
     Args:
@@ -82,6 +104,8 @@ def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) 
         names: the players' names, seat 0 first.
         face_up: the seats whose hands are shown; the others show only their card
             count and the cards they are known to hold (taken from the pile).
+        actions: the hand's ``(seat, action)`` so far: each seat's discards are listed
+            in the order played (without them, by suit then rank).
     """
     s = engine.state
     phase = Phase(int(s.phase[0]))
@@ -93,7 +117,7 @@ def table_view(engine: GinEngine, names: Sequence[str], face_up: Sequence[int]) 
                 "count": int(s.hands[0, seat].sum()),
                 "hand": arrangement(s.hands[0, seat]) if seat in face_up else None,
                 "known": card_list(s.known[0, seat]),
-                "discards": card_list(s.discards[0, seat]),
+                "discards": played_discards(s.discards[0, seat], seat, actions),
             }
         )
     top = int(engine.top_discard[0])
@@ -179,9 +203,74 @@ def sheet_view(sheets: ScoreSheets, names: Sequence[str], first: int = 0) -> dic
     }
 
 
-def result_view(record: dict[str, Any]) -> dict[str, Any]:
-    """A finished hand's record laid out: per seat its melds, layoffs, deadwood and role."""
+def laid_on(melds: Sequence[Sequence[str]], layoffs: Sequence[str]) -> list[list[str]]:
+    """The layoffs each meld takes, meld by meld: ``[[], ["8H", "9H"], ...]``.
+
+    A card goes on a set of its rank, or on the end of a run of its suit (a run grows
+    as cards are laid on it, so ``8H`` then ``9H`` both go on ``5H 6H 7H``). A card that
+    fits no meld (never, for a record the engine wrote) is left out.
+    """
+    ids = [[card_id(c) for c in meld] for meld in melds]
+    laid: list[list[str]] = [[] for _ in melds]
+    left = [card_id(c) for c in layoffs]
+    while left:
+        placed = False
+        for card in list(left):
+            for k, meld in enumerate(ids):
+                ranks = {int(CARD_RANK[c]) for c in meld}
+                suits = {int(CARD_SUIT[c]) for c in meld}
+                rank, suit = int(CARD_RANK[card]), int(CARD_SUIT[card])
+                is_set = len(ranks) == 1
+                fits = (
+                    rank in ranks
+                    if is_set
+                    else suit in suits and (rank == min(ranks) - 1 or rank == max(ranks) + 1)
+                )
+                if fits:
+                    meld.append(card)
+                    laid[k].append(card_text(card))
+                    left.remove(card)
+                    placed = True
+                    break
+        if not placed:
+            break
+    return laid
+
+
+def breakdown(result: dict[str, Any], rules: RulesConfig, names: Sequence[str]) -> list[str]:
+    """How a hand's points add up, item by item (empty for a drawn hand).
+
+    ``["deadwood 23 (after laying off 5C) - 7 = 16"]`` for a knock (the defender's
+    deadwood after its layoffs), ``["Bob's deadwood 15", "gin bonus 25"]`` for a gin,
+    ``["undercut bonus 10", "deadwood 9 - 6 = 3"]`` for an undercut.
+    """
+    outcome = result["outcome"]
+    k, d = result.get("knocker_deadwood"), result.get("defender_deadwood")
+    if outcome not in _KNOCKS or not isinstance(k, int) or not isinstance(d, int):
+        return []
+    defender = names[1 - int(result["knocker"])]
+    whose = "your" if defender == "You" else f"{defender}'s"
+    if outcome == "GIN":
+        return [f"{whose} deadwood {d}", f"gin bonus {rules.gin_bonus}"]
+    if outcome == "BIG_GIN":
+        return [f"{whose} deadwood {d}", f"big gin bonus {rules.big_gin_bonus}"]
+    laid = " ".join(by_rank((result.get("layoffs") or "").split()))
+    after = f" (after laying off {laid})" if laid else ""
+    if outcome == "UNDERCUT":
+        return [f"undercut bonus {rules.undercut_bonus}", f"deadwood {k} - {d}{after} = {k - d}"]
+    return [f"deadwood {d}{after} - {k} = {d - k}"]
+
+
+def result_view(record: dict[str, Any], games: Sequence[int] | None = None) -> dict[str, Any]:
+    """A finished hand's record laid out: per seat its melds, layoffs, deadwood and role.
+
+    Also how its points add up (``breakdown``, summed in ``points``), the layoffs on
+    the knocker's melds they extend (``laid_on``), and ``games``: the numbers of the
+    Hollywood games the points went into (from 1), when known.
+    """
     result, names = record["result"], list(record["names"])
+    given = record.get("rules")
+    rules = RulesConfig.from_dict(given) if isinstance(given, dict) else RulesConfig()
     layout = []
     knock = result["outcome"] in _KNOCKS
     for seat in (0, 1):
@@ -192,6 +281,7 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
                 "deadwood_cards": by_rank(result["knocker_deadwood_cards"]),
                 "deadwood": result["knocker_deadwood"],
                 "layoffs": [],
+                "laid_on": laid_on(result["knocker_melds"], (result["layoffs"] or "").split()),
             }
         elif knock:
             row = {
@@ -222,7 +312,45 @@ def result_view(record: dict[str, Any]) -> dict[str, Any]:
         "headline": lines[-1],
         "lines": lines,
         "seats": layout,
+        "breakdown": breakdown(result, rules, names),
+        "games": list(games) if games is not None else None,
     }
+
+
+def sheet_history(
+    records: Sequence[dict[str, Any]], rules: RulesConfig, names: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The score sheet hand by hand: each finished hand's winner, points and games.
+
+    The records (one series, in order) are scored again on a fresh sheet: ``games`` are
+    the Hollywood games (from 1) each hand's points went into, ``totals`` each seat's
+    three scores after it (seat 0 first).
+    """
+    sheets = ScoreSheets(1, rules)
+    rows = []
+    for k, record in enumerate(records, start=1):
+        result = record["result"]
+        winner, points = int(result["winner"]), int(result["points"])
+        before = sheets.scores[0].copy()
+        entered = sheets.entered[0].copy()
+        sheets.record(np.array([winner]), np.array([points]))
+        games: list[int] = []
+        if winner >= 0:
+            changed = (sheets.scores[0, winner] != before[winner]) | (
+                sheets.entered[0, winner] & ~entered[winner]
+            )
+            games = [int(g) + 1 for g in np.flatnonzero(changed)]
+        rows.append(
+            {
+                "hand": k,
+                "winner": names[winner] if winner >= 0 else None,
+                "outcome": result["outcome"],
+                "points": points if winner >= 0 else 0,
+                "games": games,
+                "totals": [[int(v) for v in sheets.scores[0, seat]] for seat in (0, 1)],
+            }
+        )
+    return rows
 
 
 def play_view(game: PlayGame) -> dict[str, Any]:
@@ -243,10 +371,12 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         "latency": latency_view(game.think_seconds),
         "opponent_short": short_name(game.opponent_spec),
         "rules": rules_text(session.engine.rules),
+        "rules_in_force": rules_words(session.engine.rules),
         "hand_no": game.hand_no,
         "log": list(game.log),
         "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, me),
+        "history": sheet_history(game.records, session.series.rules, game.names),
         "saved_hands": len(game.records),
         "finished": session.finished,
         "ended": game.ended,
@@ -258,10 +388,10 @@ def play_view(game: PlayGame) -> dict[str, Any]:
         view["status"] = "This game was ended."
         return view
     if game.pending is not None:
-        view["result"] = result_view(game.pending)
+        view["result"] = result_view(game.pending, _last_games(view["history"]))
         view["status"] = "The series is over." if session.finished else "The hand is over."
         return view
-    view["table"] = table_view(session.engine, game.names, face_up=(me,))
+    view["table"] = table_view(session.engine, game.names, (me,), session.actions)
     if session.human_to_act:
         view["moves"] = moves_view(session.engine, session.legal(), session.legal_hint())
         view["status"] = _todo(view["table"])
@@ -305,10 +435,12 @@ def watch_view(game: WatchGame) -> dict[str, Any]:
         "names": list(game.names),
         "players": list(game.specs),
         "rules": rules_text(session.engine.rules),
+        "rules_in_force": rules_words(session.engine.rules),
         "hand_no": game.hand_no,
         "log": list(game.log),
         "log_seats": list(game.log_seats),
         "sheet": sheet_view(session.series.sheets, game.names, 0),
+        "history": sheet_history(game.records, session.series.rules, game.names),
         "saved_hands": len(game.records),
         "finished": session.finished,
         "ended": game.ended,
@@ -318,10 +450,15 @@ def watch_view(game: WatchGame) -> dict[str, Any]:
     if game.ended:
         pass
     elif game.pending is not None:
-        view["result"] = result_view(game.pending)
+        view["result"] = result_view(game.pending, _last_games(view["history"]))
     else:
-        view["table"] = table_view(session.engine, game.names, face_up=(0, 1))
+        view["table"] = table_view(session.engine, game.names, (0, 1), session.actions)
     return view
+
+
+def _last_games(history: Sequence[dict[str, Any]]) -> list[int] | None:
+    """The games the last finished hand's points went into (None before any hand)."""
+    return list(history[-1]["games"]) if history else None
 
 
 def info_text(info: object) -> str:
@@ -333,6 +470,8 @@ def info_text(info: object) -> str:
         return ""
     parts = []
     for key, value in list(info.items())[:6]:
+        if key == "series" and isinstance(value, int) and not isinstance(value, bool):
+            value += 1  # evaluate.py counts series from 0; the page counts from 1, as hands
         if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
             value = ", ".join(str(v) for v in value)
         elif not isinstance(value, str | int | float):
@@ -395,24 +534,34 @@ def replay_view(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 "table": table_view(engine, names, (0, 1)),
             }
         ]
+        played: list[tuple[int, int]] = []
         for seat, action in record["actions"]:
             line = action_line(engine, action, names[int(seat)])
             engine.step(np.array([int(action)]))
-            frames.append({"line": line, "table": table_view(engine, names, (0, 1))})
+            played.append((int(seat), int(action)))
+            frames.append({"line": line, "table": table_view(engine, names, (0, 1), played)})
         rules = engine.rules
         if sheets is None or bool(sheets.finished[0]) or sheets.rules != rules:
             sheets = ScoreSheets(1, rules)  # a new series
         before = sheet_view(sheets, names, 0)
         result = record["result"]
+        scores = sheets.scores[0].copy()
         sheets.record(np.array([int(result["winner"])]), np.array([int(result["points"])]))
+        winner = int(result["winner"])
+        games = (
+            [int(g) + 1 for g in np.flatnonzero(sheets.scores[0, winner] != scores[winner])]
+            if winner >= 0
+            else []
+        )
         hands.append(
             {
                 "title": f"Hand {k} of {len(records)}{info_text(record.get('info'))}",
                 "names": names,
                 "full_names": [n[:MAX_TEXT] for n in full],
                 "rules": rules_text(rules),
+                "rules_in_force": rules_words(rules),
                 "frames": frames,
-                "result": result_view(shown),
+                "result": result_view(shown, games),
                 "sheet_before": before,
                 "sheet": sheet_view(sheets, names, 0),
             }

@@ -38,10 +38,18 @@ if CHROMIUM is None:
         allow_module_level=True,
     )
 
-#: a deal where clicking the least-deadwood discard ends in a knock with layoffs
+#: the page's default seed in these tests
 SEED = 22
+#: a deal where clicking a knock when offered, else the least-deadwood discard, ends in
+#: the person's knock with a layoff on one of its melds
+LAYOFF_SEED = 18
 #: a search opponent small enough for a test (its full spec is long)
 SEARCH = "pimc:worlds=4"
+#: the rules line under default rules: the values in force
+DEFAULT_RULES = (
+    "Rules: knock at 10 or less · gin bonus 25 · undercut bonus 10 · big gin off · "
+    "games to 100 (the defaults)"
+)
 #: wait for the page to show a new view (a move answered) and no request in flight
 NEW_VIEW = (
     "([sel, v]) => document.querySelector(sel).dataset.version !== v"
@@ -116,11 +124,11 @@ def open_page(context, url: str):
     return page
 
 
-def act(page, board: str, do) -> None:
+def act(page, board: str, do, timeout: float = 30_000) -> None:
     """Run ``do()`` (a click) and wait until the board shows the server's answer."""
     version = page.get_attribute(board, "data-version")
     do()
-    page.wait_for_function(NEW_VIEW, arg=[board, version])
+    page.wait_for_function(NEW_VIEW, arg=[board, version], timeout=timeout)
 
 
 def state(page, board: str = "#play-board") -> str:
@@ -168,6 +176,7 @@ def play_out_the_hand(page, move) -> None:
 def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -> None:
     """Clicks play a whole hand; the headline and the sheet match the engine's record of it."""
     page = open_page(context, server)
+    page.fill("#play-form input[name=seed]", str(LAYOFF_SEED))
     act(page, "#play-board", lambda: page.click("#play-new"))
     # a move typed at the prompt gets play.py's refusal, and the table stays as it was
     if state(page) in ("offer", "draw"):
@@ -197,6 +206,17 @@ def test_a_whole_hand_by_clicking_then_the_score_sheet(server, context, shots) -
     result, names = record["result"], record["names"]
     assert page.inner_text("#play-result-headline") == you_words(result_lines(result, names)[-1])
     assert len(page.locator("#play-result .result-seat").all()) == 2
+    # the layoffs are drawn on the knocker's melds they extend, each a card of that meld
+    assert result["layoffs"], "the deal no longer ends with layoffs"
+    laid = page.eval_on_selector_all(
+        "#play-result .group.meld[data-laid]",
+        "els => els.map(e => [e.dataset.laid,"
+        " [...e.querySelectorAll('.card')].map(c => c.dataset.card)])",
+    )
+    assert sorted(c for text, _ in laid for c in text.split()) == sorted(result["layoffs"].split())
+    for text, cards in laid:
+        assert cards[-len(text.split()) :] == text.split(), (text, cards)
+        assert any(cards[:3] == m[:3] for m in result["knocker_melds"]), (cards, result)
     # the sheet: the hand's points in game 1 of the winner's row, no entry elsewhere
     for seat in (0, 1):
         cells = page.locator(f"#play-sheet tr[data-seat='{seat}'] td")
@@ -243,7 +263,7 @@ def test_watch_plays_pauses_and_steps(server, context, shots) -> None:
         "#watch-speed", "el => { el.value = 50; el.dispatchEvent(new Event('input')); }"
     )
     act(page, "#watch-board", lambda: page.click("#watch-new"))
-    assert page.inner_text("#watch-rules") == "Rules: the defaults"
+    assert page.inner_text("#watch-rules") == DEFAULT_RULES
     page.wait_for_function("document.querySelectorAll('#watch-log li').length >= 8")
     page.click("#watch-toggle")  # pause
     page.wait_for_function(
@@ -288,7 +308,7 @@ def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_pat
     act(page, "#replay-board", lambda: page.set_input_files("#replay-file", str(good)))
     last = len(record["actions"])
     assert page.inner_text("#replay-status") == f"step 0 of {last}"
-    assert page.inner_text("#replay-rules") == "Rules: the defaults"
+    assert page.inner_text("#replay-rules") == DEFAULT_RULES
     assert page.inner_text("#replay-title").startswith("Hand 1 of 1 · hand 1: Ann (seat 0)")
     for _ in range(3):
         page.click("#replay-forward")
@@ -316,6 +336,7 @@ def test_replay_steps_forward_and_back_and_shows_errors(server, context, tmp_pat
 
 #: the parts of the board that must be in the window during play (selector, required)
 BOARD_PARTS = [
+    ("#play-score", True),
     ("#play-table .seat.top .seat-head", True),
     ("#play-table .seat.top .hand", True),
     ("#play-table .centre .pile-box", True),
@@ -370,6 +391,36 @@ def check_the_board(page, width: int) -> None:
     for card in cards:
         assert card_name(card) in tree, (card, tree)
     assert "hidden cards" in tree, tree
+    # the areas have headings (landmarks): the opponent, the table, your hand; the sheet too
+    headings = page.eval_on_selector_all("#play-board h2", "els => els.map(e => e.textContent)")
+    assert "Your hand" in headings and "Score sheet" in headings, headings
+    assert any(h.startswith("Opponent: ") for h in headings), headings
+    assert any(h.startswith("Table") for h in headings), headings
+    # the melds are groups named for a screen reader ("run 5 to 7 of hearts")
+    melds = page.eval_on_selector_all(
+        "#play-table .seat.bottom .group.meld", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert all(m and (m.startswith("run ") or m.startswith("set of ")) for m in melds), melds
+    # no hint is read twice: the "-> N" under a card is hidden from the reader
+    assert page.evaluate(HINTS_READ), "a '-> N' hint is read besides the card's name"
+    assert page.evaluate(CORNERS_CLEAR) == [], where
+
+
+#: whether every "-> N" hint is hidden from a screen reader (the card's name says it)
+HINTS_READ = """() => [...document.querySelectorAll('#play-table .dw')]
+  .every((e) => e.getAttribute('aria-hidden') === 'true')"""
+#: the court cards (J, Q, K) of the person's hand whose corner index the court overlaps
+CORNERS_CLEAR = """() => [...document.querySelectorAll('#play-table .seat.bottom .card[data-card]')]
+  .filter((card) => {
+    const shown = (e) => e && getComputedStyle(e).display !== 'none';
+    const corner = card.querySelector('.corner.top');
+    const centre = card.querySelector('.court');
+    if (!shown(corner) || !shown(centre)) return false;
+    const a = corner.getBoundingClientRect(), b = centre.getBoundingClientRect();
+    const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    return x > 0.5 && y > 0.5;
+  }).map((card) => card.dataset.card)"""
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844), (360, 740)])
@@ -441,18 +492,42 @@ def test_end_game_frees_the_game_and_says_so(server, context) -> None:
     assert page.errors == []
 
 
-def press_on(page, target) -> None:
-    """Tab to ``target`` (80 presses at most), check its focus shows, and press Enter or Space."""
+#: the playable cards of the person's hand, in the order the arrow keys visit them
+HAND_CARDS = "#play-table .seat.bottom .hand .card[role=button]"
+
+
+def press_on(page, target) -> int:
+    """Reach ``target`` by keys, check its focus shows, press Enter or Space; return the presses.
+
+    Tab goes to the next control (the hand is one Tab stop); a card of the hand is then
+    reached with the arrow keys (ArrowRight, or ArrowLeft when it is nearer that way).
+    """
     handle = target.element_handle()
     presses = 0
-    while not page.evaluate("(el) => document.activeElement === el", handle):
+    in_hand = page.evaluate(f"(el) => el.matches('{HAND_CARDS}')", handle)
+    at_target = "(el) => document.activeElement === el"
+    in_the_hand = f"() => document.activeElement.matches('{HAND_CARDS}')"
+    while not page.evaluate(at_target, handle) and not (in_hand and page.evaluate(in_the_hand)):
         assert presses < 80, "Tab never reached the move's control"
         page.keyboard.press("Tab")
         presses += 1
+    if in_hand:
+        cards = page.locator(HAND_CARDS)
+        order = [cards.nth(k).get_attribute("data-card") for k in range(cards.count())]
+        now = order.index(page.evaluate("document.activeElement.dataset.card"))
+        want = order.index(target.get_attribute("data-card"))
+        right = (want - now) % len(order)
+        left = len(order) - right
+        key, count = ("ArrowRight", right) if right <= left else ("ArrowLeft", left)
+        for _ in range(count):
+            page.keyboard.press(key)
+            presses += 1
+        assert page.evaluate(at_target, handle), "the arrow keys did not reach the card"
     outline = page.evaluate("(el) => getComputedStyle(el).outlineStyle", handle)
     assert outline != "none", "the focused control shows no focus"
     key = "Space" if presses % 2 else "Enter"  # both keys play a move
     act(page, "#play-board", lambda: page.keyboard.press(key))
+    return presses
 
 
 def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
@@ -462,22 +537,37 @@ def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
     act(page, "#play-board", lambda: page.click("#play-new"))
     names = page.inner_text("#play-title")
     assert "simple against simple (2)" in names
-    cards = page.locator("#play-table .card[tabindex='0']")
+    cards = page.locator(HAND_CARDS)
     seen_cards = 0
     announced: list[str] = []
+    turns: list[str] = []
+    presses: list[int] = []
 
     def key_a_move(page) -> None:
         nonlocal seen_cards
         if state(page) == "discard":
             seen_cards = max(seen_cards, cards.count())
+            # one Tab stop for the whole hand: a single card takes the focus by Tab
+            stops = page.locator(f"{HAND_CARDS}[tabindex='0']").count()
+            assert stops == 1, stops
         text = page.inner_text("#play-announce").strip()
-        announced.extend(part for part in text.split(" · ") if part)
-        press_on(page, next_target(page))
+        parts = [part for part in text.split(" · ") if part]
+        turns.extend(part for part in parts if part.startswith("Your turn"))
+        announced.extend(part for part in parts if not part.startswith("Your turn"))
+        discard = state(page) == "discard"
+        count = press_on(page, next_target(page))
+        if discard:
+            presses.append(count)
 
     play_out_the_hand(page, key_a_move)
     assert state(page) == "hand-over" and seen_cards >= 10
-    # the bot's moves were announced, and only the bot's
+    # a discard takes a few key presses (Tab to the hand, arrows), never 9 or 10 Tabs
+    assert presses and max(presses) <= 8, presses
+    # the bot's moves were announced, and only the bot's; "Your turn" each time
     assert announced and all(line.startswith("simple (2) ") for line in announced), announced
+    assert turns, "Your turn was never announced"
+    # the hand's result is announced too
+    assert page.inner_text("#play-result-headline") in page.inner_text("#play-announce")
     assert page.inner_text("#play-error") == ""
     press_on(page, page.locator("#play-next"))
     assert page.inner_text("#play-title").startswith("Hand 2")
@@ -488,3 +578,206 @@ def test_a_hand_by_keyboard_under_the_bots_name(app, server, context) -> None:
     assert page.inner_text("#play-error").startswith("no such game")
     assert page.is_visible("#play") and page.is_hidden("#replay")
     assert page.errors == []
+
+
+#: the three windows every browser check runs at
+SIZES = [(1280, 800), (390, 844), (360, 740)]
+#: the page at the moment the opponent starts to think (``data-thinking`` set), recorded
+#: by a MutationObserver so that even a quick reply cannot hide it
+THINKING_RECORDER = """() => {
+  window.thinkingSeen = null;
+  const board = document.querySelector('#play-board');
+  const observer = new MutationObserver(() => {
+    if (board.dataset.thinking !== '1' || window.thinkingSeen) return;
+    const top = document.querySelector('#play-table .pile > .card:last-child');
+    const theirs = document.querySelector('#play-table .seat.top');
+    const mark = document.querySelector('#play-thinking');
+    window.thinkingSeen = {
+      top: top ? top.dataset.card : null,
+      hand: [...document.querySelectorAll('#play-table .seat.bottom .hand .card[data-card]')]
+        .map((e) => e.dataset.card),
+      mark: mark ? mark.textContent : null,
+      busy: theirs.getAttribute('aria-busy'),
+      cursor: getComputedStyle(theirs).cursor,
+      status: document.querySelector('#play-status').textContent,
+      enabled: [...document.querySelectorAll('#play-table button, #play-type button')]
+        .filter((b) => !b.disabled).length,
+      tabbable: document.querySelectorAll('#play-table .card[tabindex="0"]').length,
+    };
+    observer.disconnect();
+  });
+  observer.observe(board, { attributes: true, attributeFilter: ['data-thinking'] });
+}"""
+
+
+def phone_context(browser, width: int, height: int):
+    """A browser context of that window (a touch phone under 600 px)."""
+    phone = width < 600
+    return browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone
+    )
+
+
+def best_discard(page):
+    """The card whose discard leaves the least deadwood (never a knock)."""
+    slots = page.locator("#play-table .slot[data-discard='1']")
+    values = [int(slots.nth(k).get_attribute("data-deadwood")) for k in range(slots.count())]
+    return slots.nth(values.index(min(values))).locator(".card")
+
+
+def seen_thinking(page, card: str) -> None:
+    """Check what ``THINKING_RECORDER`` saw as the opponent began to think after ``card``."""
+    seen = page.evaluate("window.thinkingSeen")
+    assert seen is not None, "no thinking state was shown"
+    assert seen["top"] == card and card not in seen["hand"], seen  # already on the pile
+    assert seen["mark"] == "thinking…" and seen["busy"] == "true", seen
+    assert seen["cursor"] == "progress" and seen["status"].endswith("is thinking…"), seen
+    assert seen["enabled"] == 0 and seen["tabbable"] == 0, seen  # every control disabled
+
+
+@pytest.fixture(scope="module")
+def searcher() -> str:
+    """``searcher``, loaded once in the server's process first.
+
+    Its first load compiles its kernels (half a minute on a busy machine), which a click
+    should not wait for.
+    """
+    load_policy("searcher", 0)
+    return "searcher"
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_reload_keeps_the_game_the_bot_is_seen_thinking_and_arrows_play(
+    browser, server, searcher, width, height
+) -> None:
+    """Against searcher: arrow keys play a discard, the thinking shows, a reload resumes."""
+    phone = width < 600
+    ctx = phone_context(browser, width, height)
+    try:
+        page = open_page(ctx, server)
+        dialogs: list[str] = []
+
+        def answer(dialog) -> None:  # "leave the page?": yes
+            dialogs.append(dialog.type)
+            dialog.accept()
+
+        page.on("dialog", answer)
+        page.select_option("#play-form select[name=opponent]", searcher)
+        act(page, "#play-board", lambda: page.locator("#play-new").click(), timeout=120_000)
+        played: list[str] = []
+        for _ in range(40):
+            assert fits_the_width(page), state(page)
+            now = state(page)
+            assert now not in ("hand-over", "series-over"), "the hand ended too soon"
+            if len(played) == 3:
+                break
+            if now != "discard":
+                click_a_move(page, tap=phone)
+                continue
+            page.evaluate(THINKING_RECORDER)
+            if not played:  # by the arrow keys: two cards to the right of the focus
+                cards = page.locator(HAND_CARDS)
+                order = [cards.nth(k).get_attribute("data-card") for k in range(cards.count())]
+                focused = page.evaluate("document.activeElement.dataset.card")
+                assert focused in order, "the focus is not on the hand after the draw"
+                card = order[(order.index(focused) + 2) % len(order)]
+                page.keyboard.press("ArrowRight")
+                page.keyboard.press("ArrowRight")
+                assert page.evaluate("document.activeElement.dataset.card") == card
+                act(page, "#play-board", lambda: page.keyboard.press("Enter"))
+            else:
+                target = best_discard(page)
+                card = target.get_attribute("data-card")
+                act(page, "#play-board", target.tap if phone else target.click)
+            seen_thinking(page, card)
+            played.append(card)
+            # the discards show in the order played
+            shown = page.eval_on_selector_all(
+                "#play-table .seat.bottom .discards .card", "els => els.map(e => e.dataset.card)"
+            )
+            assert shown == played, (shown, played)
+        assert len(played) == 3 and state(page) in ("offer", "draw", "discard")
+        # a reload mid-hand asks first, then opens the same game where it was
+        game = page.evaluate("play.view.game")
+        assert f"game={game}" in page.url
+        before = {
+            "title": page.inner_text("#play-title"),
+            "hand": page.inner_text("#play-table .seat.bottom .hand"),
+            "log": page.inner_text("#play-log"),
+            "state": state(page),
+        }
+        page.reload()
+        page.wait_for_selector("body[data-ready='1']")
+        assert dialogs == ["beforeunload"], dialogs
+        after = {
+            "title": page.inner_text("#play-title"),
+            "hand": page.inner_text("#play-table .seat.bottom .hand"),
+            "log": page.inner_text("#play-log"),
+            "state": state(page),
+        }
+        assert after == before
+        assert page.inner_text("#play-error") == "" and fits_the_width(page)
+        # a new tab on the same address opens the same game
+        other = open_page(ctx, page.url)
+        assert other.inner_text("#play-table .seat.bottom .hand") == before["hand"]
+        # a game the server no longer holds says so and offers a new one
+        act(page, "#play-board", lambda: page.click("#play-end"))
+        gone = page.url.replace(game, "0" * 32)
+        third = open_page(ctx, gone)
+        assert third.inner_text("#play-error").startswith("The game in this address is no longer")
+        assert third.is_hidden("#play-board") and "game=" not in third.url
+        assert page.errors == [] and other.errors == [] and third.errors == []
+    finally:
+        ctx.close()
+
+
+#: a deal (against simple, playing the least-deadwood discard) that simple wins by gin
+GIN_SEED = 38
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_a_gin_is_said_as_gin_with_its_breakdown(browser, server, shots, width, height) -> None:
+    """A gin is gin in the log, the live region and the headline, with its points added up."""
+    phone = width < 600
+    ctx = phone_context(browser, width, height)
+    try:
+        page = open_page(ctx, server)
+        page.fill("#play-form input[name=seed]", str(GIN_SEED))
+        act(page, "#play-board", lambda: page.locator("#play-new").click())
+
+        def move(page) -> None:
+            assert fits_the_width(page)
+            click_a_move(page, tap=phone)
+
+        play_out_the_hand(page, move)
+        result = page.evaluate("play.view.result")
+        assert result["outcome"] == "GIN", result["headline"]
+        knocker = next(s for s in result["seats"] if s["role"] == "knocker")
+        defender = next(s for s in result["seats"] if s["role"] == "defender")
+        assert knocker["name"] == "simple" and defender["name"] == "You"
+        gin_line = next(line for line in page.evaluate("play.view.log") if " gin" in line)
+        assert gin_line.startswith("simple goes gin, discarding ")
+        assert "simple knocks" not in page.inner_text("#play-log")
+        headline = f"simple goes gin: {result['points']} points to simple."
+        assert page.inner_text("#play-result-headline") == headline
+        d = defender["deadwood"]
+        assert result["points"] == d + 25
+        breakdown = f"Your deadwood {d} + gin bonus 25 = {d + 25} points to simple, into game 1."
+        assert page.inner_text("#play-result-breakdown") == breakdown
+        announced = page.inner_text("#play-announce")
+        assert gin_line in announced and headline in announced and breakdown in announced
+        # the sheet hand by hand: the gin's points in game 1
+        page.locator("#play-sheet-hands summary").click()
+        row = page.locator("#play-sheet-hands tr[data-hand='1']")
+        cells = [row.locator("td").nth(k).inner_text() for k in range(4)]
+        assert cells == ["simple (gin)", f"+{d + 25}", "", ""], cells
+        # the end-of-hand text wraps: nothing cut on the right
+        cut = "(e) => e.scrollWidth > e.clientWidth + 1"
+        assert not page.eval_on_selector("#play-result .result-text", cut)
+        assert fits_the_width(page) and page.errors == []
+        assert page.inner_text("#play-rules") == DEFAULT_RULES  # the values in force
+        if width == 390:
+            page.locator("#play-result").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / "web-phone-gin.png"))
+    finally:
+        ctx.close()

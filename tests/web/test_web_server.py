@@ -28,7 +28,7 @@ from hgin_env.replay import ReplayError, replay_hand
 from hgin_ui.web.games import PlayGame
 from hgin_ui.web.parsing import Defaults
 from hgin_ui.web.server import create_app
-from hgin_ui.web.views import sheet_view, table_view
+from hgin_ui.web.views import laid_on, sheet_view, table_view
 from hgin_ui.web.words import you_words
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,6 +240,11 @@ def test_unknown_games_and_bad_options_are_refused(client) -> None:
         ({"rules": "allow_rediscard=yes"}, "rules: allow_rediscard must be true or false"),
         ({"rules": "prior=/x"}, "rules: unknown rules field 'prior'; the fields are knock_limit"),
         ({"rules": "knock_limit=200"}, "rules: knock_limit must be in 0..100, got 200"),
+        (
+            {"rules": "knock_limit=99"},
+            "rules: knock_limit=99 is outside 0..30: above 30 almost every hand may knock",
+        ),
+        ({"rules": "gin_bonus=5000"}, "rules: gin_bonus=5000 is outside 0..200: a bonus"),
         ({"rules": "knock_limit"}, "rules: bad item 'knock_limit': write key=value"),
         ({"rules": "colour=3"}, "rules: unknown rules field 'colour'"),
         ({"seat": 2}, "the seat must be 0 or 1, got 2"),
@@ -558,16 +563,24 @@ def test_replay_keeps_a_running_score_sheet_and_lists_deadwood_as_drawn(client) 
 
 
 def test_the_replay_title_reads_its_info_and_the_rules_are_shown(client) -> None:
-    """A record's info reads as words in the title (no Python list); each hand has its rules."""
+    """A record's info reads as words in the title (no Python list); each hand has its rules.
+
+    evaluate.py counts series from 0 (``"series": 3`` is the fourth): the title counts
+    series and hands from 1.
+    """
     text = page_transcript(client, 12)
     record = json.loads(text)
     record["info"] = {"series": 3, "versions": ["simple@2", "expert@1"], "x": {"a": 1}}
     record["rules"]["gin_bonus"] = 25  # the default: the rules say so
     (hand,) = client.post("/api/replay", json={"text": json.dumps(record)}).json()["hands"]
-    assert hand["title"] == "Hand 1 of 1 · series 3 · versions simple@2, expert@1"
+    assert hand["title"] == "Hand 1 of 1 · series 4 · versions simple@2, expert@1"
     assert hand["rules"] == ""
+    assert hand["rules_in_force"].startswith("knock at 10 or less · gin bonus 25 ·")
     view = client.post("/api/play", json={"rules": "knock_limit=7"}).json()
     assert view["rules"] == "knock_limit=7"
+    assert view["rules_in_force"] == (
+        "knock at 7 or less · gin bonus 25 · undercut bonus 10 · big gin off · games to 100"
+    )
     body = {"players": ["simple", "simple"], "rules": "gin_bonus=30"}
     watch = client.post("/api/watch", json=body)
     assert watch.json()["rules"] == "gin_bonus=30"
@@ -592,3 +605,140 @@ def test_the_searcher_is_offered_and_its_thinking_time_is_shown(client) -> None:
     latency = view["latency"]
     assert latency["decisions"] == len(game.think_seconds) >= 2
     assert 0 < latency["last_ms"] <= latency["max_ms"] and latency["mean_ms"] <= latency["max_ms"]
+
+
+def page_move(view: dict) -> str:
+    """The move a test's clicks make: pass, draw, the first knock offered, else the best discard.
+
+    The cards come in the order the page draws them (the melds, then the deadwood).
+    """
+    table, moves = view["table"], view["moves"]
+    if table["phase"] == "offer":
+        return "pass"
+    if table["phase"] == "draw":
+        return "draw"
+    hand = table["seats"][view["you"]]["hand"]
+    order = [c for meld in hand["melds"] for c in meld] + hand["deadwood_cards"]
+    offered = {d["card"]: d for d in moves["discards"]}
+    knocks = [c for c in order if offered[c]["knock"]]
+    if knocks:
+        return f"knock {knocks[0]}"
+    playable = [c for c in order if offered[c]["discard"]]
+    return min(playable, key=lambda c: offered[c]["deadwood"])
+
+
+def page_hand(client: TestClient, seed: int) -> dict:
+    """A hand against simple played by ``page_move``: the view at its end."""
+    view = client.post("/api/play", json={"seed": seed}).json()
+    while view["result"] is None:
+        view = client.post(f"/api/play/{view['game']}/move", json={"move": page_move(view)}).json()
+    return view
+
+
+def test_a_gin_is_said_as_gin_and_every_result_adds_up(client) -> None:
+    """The log says gin where the hand is a gin; each result's breakdown sums to its points."""
+    view = page_hand(client, 38)  # simple goes gin
+    result = view["result"]
+    assert result["outcome"] == "GIN"
+    (line,) = [x for x in view["log"] if x.startswith("simple ") and " gin" in x]
+    assert re.fullmatch(r"simple goes gin, discarding [A2-9TJQK][CDHS]", line)
+    assert not any("knocks" in x for x in view["log"])
+    d = result["seats"][0]["deadwood"]
+    assert result["breakdown"] == [f"your deadwood {d}", "gin bonus 25"]
+    assert result["points"] == d + 25 and result["games"] == [1]
+    # a knock with a layoff: the defender's deadwood after it, and the meld it went on
+    result = page_hand(client, 18)["result"]
+    assert result["breakdown"] == ["deadwood 20 (after laying off 5C) - 9 = 11"]
+    assert result["seats"][0]["laid_on"] == [[], ["5C"]]
+    # every kind of result adds up: knocks, undercuts, gins, over many deals
+    seen = set()
+    for seed in range(12):
+        result = page_hand(client, seed)["result"]
+        seen.add(result["outcome"])
+        items = result["breakdown"]
+        numbers = [int(re.findall(r"-?\d+", item.split("=")[-1])[-1]) for item in items]
+        if result["outcome"] in ("KNOCK", "GIN", "UNDERCUT"):
+            assert sum(numbers) == result["points"], result
+            assert result["games"] == [1], result  # the first hand of a series: game 1
+        else:
+            assert result["breakdown"] == [] and result["games"] == [], result
+    assert {"KNOCK", "UNDERCUT"} <= seen, seen
+
+
+def test_the_sheet_hand_by_hand_follows_hollywood_scoring(client) -> None:
+    """Each hand's points go into game 1, then games 1 and 2, then all three (while open)."""
+    view = client.post("/api/play", json={"seed": 5, "rules": "game_target=150"}).json()
+    for _ in range(60):
+        while view["result"] is None:
+            move = page_move(view)
+            view = client.post(f"/api/play/{view['game']}/move", json={"move": move}).json()
+        if view["finished"]:
+            break
+        view = client.post(f"/api/play/{view['game']}/next", json={}).json()
+    history = view["history"]
+    assert history and view["result"]["games"] == history[-1]["games"]
+    sheets = ScoreSheets(1, RulesConfig(game_target=150))
+    names = view["names"]
+    for row in history:
+        winner = names.index(row["winner"]) if row["winner"] else -1
+        entry = sheets.next_entry_games(np.array([max(winner, 0)]))[0]
+        expect = [] if winner < 0 else [g + 1 for g in np.flatnonzero(entry)]
+        if winner >= 0:
+            sheets.record(np.array([winner]), np.array([row["points"]]))
+        assert row["games"] == expect, (row, expect)
+        assert row["totals"] == sheets.scores[0].tolist()
+    assert max(len(row["games"]) for row in history) == 3, history
+
+
+def test_layoffs_go_on_the_melds_they_extend() -> None:
+    """A layoff goes on a set of its rank or an end of a run, which then grows."""
+    melds = [["7C", "7D", "7H"], ["4H", "5H", "6H"]]
+    assert laid_on(melds, ["7S", "2H", "3H"]) == [["7S"], ["3H", "2H"]]
+    assert laid_on(melds, ["KD"]) == [[], []]  # fits no meld: left out
+    assert laid_on([["9S", "TS", "JS"]], ["KS", "QS"]) == [["QS", "KS"]]
+
+
+def test_discards_are_listed_in_the_order_played(client) -> None:
+    """Each seat's discards come in the order played, not sorted."""
+    view = client.post("/api/play", json={"seed": 4}).json()
+    game = game_of(client, view)
+    mine: list[str] = []
+    for _ in range(12):
+        if view["result"] is not None:
+            break
+        move = page_move(view)
+        if view["table"]["phase"] == "discard" and not move.startswith("knock"):
+            mine.append(move)
+        view = client.post(f"/api/play/{view['game']}/move", json={"move": move}).json()
+    if view["table"] is not None:
+        assert view["table"]["seats"][0]["discards"] == mine
+        theirs = [
+            card_text(a if a < 52 else a - 52)
+            for seat, a in game.session.actions
+            if seat == 1 and a < 104
+        ]
+        assert view["table"]["seats"][1]["discards"] == theirs
+        assert len(mine) >= 3 and mine != sorted(mine, key=card_id)
+
+
+def test_a_game_reopens_by_its_id_only_with_the_token_and_from_the_page(client) -> None:
+    """``GET /api/play/{id}`` reopens a game; no token or another site is refused.
+
+    The id is 128 random bits; an ended game says so; a forgotten one is a 404.
+    """
+    view = client.post("/api/play", json={"seed": 1}).json()
+    assert re.fullmatch(r"[0-9a-f]{32}", view["game"])
+    again = client.get(f"/api/play/{view['game']}")
+    assert again.status_code == 200 and again.json() == view
+    url = f"/api/play/{view['game']}"
+    assert client.get(url, headers={"X-Hgin-Token": "wrong"}).status_code == 403
+    for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        response = client.get(url, headers=headers)
+        assert response.status_code == 403, headers
+        assert response.json()["error"].startswith("a request from another site")
+    same = client.get(url, headers={"Origin": BASE, "Sec-Fetch-Site": "same-origin"})
+    assert same.status_code == 200
+    client.post(f"/api/games/{view['game']}/end", json={})
+    assert client.get(url).json()["ended"] is True
+    cast(Any, client.app).state.store.clear()
+    assert client.get(url).status_code == 404

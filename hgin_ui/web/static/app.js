@@ -112,6 +112,22 @@ const RANK_WORDS = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 function cardName(text) {
   return `${RANK_WORDS[text[0]] || text[0]} of ${SUIT_NAMES[text[1]]}`;
 }
+const RANK_ORDER = "A23456789TJQK";
+const RANK_PLURALS = { A: "aces", T: "10s", J: "jacks", Q: "queens", K: "kings" };
+
+// A meld as a screen reader says it: "run 5 to 7 of hearts", "set of three 7s".
+function meldName(cards) {
+  const ranks = new Set(cards.map((c) => c[0]));
+  if (ranks.size === 1) {
+    const rank = cards[0][0];
+    const count = cards.length === 4 ? "four" : "three";
+    return `set of ${count} ${RANK_PLURALS[rank] || rank + "s"}`;
+  }
+  const sorted = [...cards].sort((a, b) => RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
+  const word = (c) => RANK_WORDS[c[0]] || c[0];
+  return `run ${word(sorted[0])} to ${word(sorted[sorted.length - 1])} of ${SUIT_NAMES[cards[0][1]]}`;
+}
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 // suit symbols drawn in a 100 x 100 box
 const SUIT_SHAPES = {
@@ -177,7 +193,12 @@ function cardRow(cards, extra = "") {
 // ------------------------------------------------------------------ the table
 // opts: bottom (the seat drawn at the bottom), moves (the person's legal moves, or null),
 // onMove(text) (posts a move), labels (per seat, e.g. "you").
+function box_prefix(opts) {
+  return opts.prefix || "table";
+}
+
 function renderTable(box, table, opts) {
+  opts = { ...opts, prefix: box.id };
   box.replaceChildren();
   const top = 1 - opts.bottom;
   box.append(seatArea(table, top, opts, false), centre(table, opts), seatArea(table, opts.bottom, opts, true));
@@ -222,9 +243,13 @@ function seatArea(table, seat, opts, isBottom) {
     el("span", { class: "muted" }, "discards: "),
     info.discards.length ? cardRow(info.discards, "mini") : el("span", { class: "muted" }, "none"),
   );
-  const area = el("div", { class: `seat ${isBottom ? "bottom" : "top"} ${acting ? "acting" : ""}`, "data-seat": seat });
-  if (isBottom) area.append(discards, hand, head);
-  else area.append(head, hand, discards);
+  // a landmark with a heading: "Your hand", "Opponent: simple" (one per seat)
+  const title = opts.mine === undefined ? `Seat ${seat}: ${info.name}` : seat === opts.mine ? "Your hand" : `Opponent: ${info.name}`;
+  const headingId = `${box_prefix(opts)}-seat-${seat}-heading`;
+  const area = el("section", { class: `seat ${isBottom ? "bottom" : "top"} ${acting ? "acting" : ""}`, "data-seat": seat, "aria-labelledby": headingId });
+  const heading = el("h2", { class: "sr-only", id: headingId }, title);
+  if (isBottom) area.append(heading, discards, hand, head);
+  else area.append(heading, head, hand, discards);
   return area;
 }
 
@@ -237,37 +262,62 @@ function handGroups(hand, moves, onMove) {
     const d = options[card];
     if (!d) return el("div", { class: "slot" }, cardFace(card));
     const face = cardFace(card, d.discard ? "playable" : "blocked");
+    // the name says it all (the card, the deadwood left): no title or hint repeats it
+    face.removeAttribute("title");
     if (d.discard) {
       pressable(face, () => onMove(card), `discard ${cardName(card)}: deadwood ${d.deadwood} left`);
-      face.title = `discard ${card}: deadwood ${d.deadwood}`;
     } else {
       face.setAttribute("aria-label", `${cardName(card)}, just taken: it cannot be discarded now`);
-      face.title = `${card} was just taken from the pile: it cannot be discarded now`;
     }
     return el(
       "div",
       { class: "slot", "data-card": card, "data-deadwood": d.deadwood, "data-discard": d.discard ? "1" : "0" },
       face,
-      el("div", { class: "dw", title: "deadwood left after discarding this card" }, d.discard ? `→ ${d.deadwood}` : "taken"),
+      el("div", { class: "dw", "aria-hidden": "true", title: d.discard ? "deadwood left after discarding this card" : "just taken from the pile: it cannot be discarded now" }, d.discard ? `→ ${d.deadwood}` : "taken"),
       d.knock
         ? el("button", { type: "button", class: "knock", "data-card": card, "aria-label": `knock with ${cardName(card)}`, onclick: () => onMove(`knock ${card}`) }, "Knock")
         : null,
     );
   };
   const groups = hand.melds.map((meld) =>
-    el("div", { class: "group meld" }, el("div", { class: "row" }, meld.map(slot))),
+    el("div", { class: "group meld", role: "group", "aria-label": meldName(meld) }, el("div", { class: "row" }, meld.map(slot))),
   );
   if (hand.deadwood_cards.length) {
     groups.push(
       el(
         "div",
-        { class: "group loose" },
-        el("div", { class: "group-label" }, "deadwood"),
+        { class: "group loose", role: "group", "aria-label": `deadwood, ${hand.deadwood} points` },
+        el("div", { class: "group-label", "aria-hidden": "true" }, "deadwood"),
         el("div", { class: "row" }, hand.deadwood_cards.map(slot)),
       ),
     );
   }
-  return el("div", { class: "hand" }, groups);
+  const box = el("div", { class: "hand" }, groups);
+  if (moves && moves.discards && moves.discards.length) roving(box);
+  return box;
+}
+
+// The playable cards of a hand take one Tab stop: the arrow keys (and Home, End) move
+// between them, Enter or Space plays the one focused.
+function roving(box) {
+  const cards = () => [...box.querySelectorAll(".card[role=button]")];
+  const all = cards();
+  all.forEach((card, i) => card.setAttribute("tabindex", i === 0 ? "0" : "-1"));
+  box.addEventListener("keydown", (event) => {
+    const list = cards();
+    const at = list.indexOf(document.activeElement);
+    if (at < 0) return;
+    const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key];
+    let to = null;
+    if (step) to = (at + step + list.length) % list.length;
+    else if (event.key === "Home") to = 0;
+    else if (event.key === "End") to = list.length - 1;
+    if (to === null) return;
+    event.preventDefault();
+    list[at].setAttribute("tabindex", "-1");
+    list[to].setAttribute("tabindex", "0");
+    list[to].focus();
+  });
 }
 
 function centre(table, opts) {
@@ -307,9 +357,11 @@ function centre(table, opts) {
       );
     }
   }
+  const headingId = `${box_prefix(opts)}-centre-heading`;
   return el(
-    "div",
-    { class: "centre" },
+    "section",
+    { class: "centre", "aria-labelledby": headingId },
+    el("h2", { class: "sr-only", id: headingId }, "Table: the stock and the discard pile"),
     stock,
     pile,
     el("div", { class: "turn" }, `turn ${table.turn}`, buttons),
@@ -322,10 +374,24 @@ function renderResult(box, result, extra) {
   box.hidden = !result;
   if (!result) return;
   box.append(el("h3", { id: box.id + "-headline" }, result.headline));
+  const how = breakdownText(result);
+  if (how) box.append(el("p", { class: "breakdown", id: box.id + "-breakdown" }, how));
+  const knocker = result.seats.find((seat) => seat.role === "knocker");
+  const defender = result.seats.find((seat) => seat.role === "defender");
   for (const seat of result.seats) {
-    const groups = seat.melds.map((m) => el("div", { class: "group meld" }, cardRow(m)));
+    // the defender's layoffs are drawn on the knocker's melds they extend
+    const groups = seat.melds.map((m, k) => {
+      const laid = seat.laid_on ? seat.laid_on[k] : [];
+      const label = meldName(m) + (laid.length ? `, with ${laid.map(cardName).join(", ")} laid off by ${defender ? defender.name : "the defender"}` : "");
+      return el(
+        "div",
+        { class: "group meld", role: "group", "aria-label": label, "data-laid": laid.join(" ") || null },
+        el("div", { class: "row" }, m.map((c) => cardFace(c)), laid.map((c) => cardFace(c, "laid"))),
+      );
+    });
     if (seat.layoffs.length) {
-      groups.push(el("div", { class: "group layoff" }, el("div", { class: "group-label" }, "laid off"), cardRow(seat.layoffs)));
+      const on = knocker ? ` on ${knocker.name === "You" ? "your" : knocker.name + "'s"} melds` : "";
+      groups.push(el("div", { class: "group layoff" }, el("div", { class: "group-label" }, `laid off${on}`), cardRow(seat.layoffs)));
     }
     if (seat.deadwood_cards.length) {
       groups.push(el("div", { class: "group loose" }, el("div", { class: "group-label" }, "deadwood"), cardRow(seat.deadwood_cards)));
@@ -344,7 +410,25 @@ function renderResult(box, result, extra) {
   if (extra) box.append(extra);
 }
 
-function renderSheet(box, sheet) {
+// How a hand's points add up, and where they go: "simple's deadwood 15 + gin bonus 25 =
+// 40 points to simple, into game 1".
+function breakdownText(result) {
+  if (!result.breakdown || !result.breakdown.length) return "";
+  const sum = result.breakdown.length > 1 ? `${result.breakdown.join(" + ")} = ${result.points}` : result.breakdown[0];
+  const name = result.seats[result.winner] ? result.seats[result.winner].name : "";
+  const winner = name === "You" ? "you" : name;
+  let games = "";
+  if (result.games && result.games.length) {
+    const list = result.games.length === 1 ? `game ${result.games[0]}` : `games ${result.games.slice(0, -1).join(", ")} and ${result.games[result.games.length - 1]}`;
+    games = `, into ${list}`;
+  } else if (result.games) {
+    games = ", into no game (all are over)";
+  }
+  const text = `${sum} points to ${winner}${games}.`.replace(/\b1 points\b/, "1 point");
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+function renderSheet(box, sheet, history) {
   box.replaceChildren();
   const header = el("tr", {}, el("th", {}, "Player"), [1, 2, 3].map((g) => el("th", {}, `Game ${g}`)));
   const rows = sheet.rows.map((row) =>
@@ -371,6 +455,45 @@ function renderSheet(box, sheet) {
       ? `Series won by ${sheet.decided} (two games); the last game plays on.`
       : `Series in progress (games won: ${sheet.rows.map((r) => `${r.name} ${r.games_won}`).join(", ")}).`;
   box.append(table, el("div", { class: `series ${sheet.finished ? "over" : ""}`, id: box.id + "-status" }, status));
+  if (history && history.length) box.append(handByHand(box, sheet, history));
+}
+
+// A seat's name on the sheet (its rows are listed the person first, each with its seat).
+function seatName(sheet, seat) {
+  const row = sheet.rows.find((r) => r.seat === seat);
+  return row ? row.name : `seat ${seat}`;
+}
+
+// The sheet hand by hand: each hand's winner and points, and the points it put in each
+// of the three games. Open or closed, it stays so while the game goes on.
+const handsOpen = {};
+function handByHand(box, sheet, history) {
+  const id = box.id + "-hands";
+  const names = sheet.rows.map((row) => row.name);
+  const header = el("tr", {}, el("th", { scope: "col" }, "Hand"), el("th", { scope: "col" }, "Won by"), [1, 2, 3].map((g) => el("th", { scope: "col" }, `G${g}`)));
+  const rows = history.map((h) =>
+    el(
+      "tr",
+      { "data-hand": h.hand },
+      el("th", { scope: "row" }, String(h.hand)),
+      el("td", { class: "name", title: h.winner || "no one" }, h.winner ? `${h.winner}${h.outcome === "GIN" ? " (gin)" : h.outcome === "BIG_GIN" ? " (big gin)" : h.outcome === "UNDERCUT" ? " (undercut)" : ""}` : "draw"),
+      // each cell's hover: the game's scores after the hand (seat 0 first, as the history)
+      [1, 2, 3].map((g) =>
+        el(
+          "td",
+          { "data-game": g, title: `game ${g} after hand ${h.hand}: ${h.totals.map((t, seat) => `${seatName(sheet, seat)} ${t[g - 1]}`).join(", ")}` },
+          h.games.includes(g) ? `+${h.points}` : "",
+        ),
+      ),
+    ),
+  );
+  const details = el(
+    "details",
+    { class: "hands", id, open: handsOpen[id] || false, ontoggle: (event) => { handsOpen[id] = event.currentTarget.open; } },
+    el("summary", {}, `Hand by hand (${history.length})`),
+    el("table", { "aria-label": `the score sheet hand by hand: ${names.join(" and ")}` }, el("thead", {}, header), el("tbody", {}, rows)),
+  );
+  return details;
 }
 
 function renderLog(box, lines, fresh) {
@@ -400,14 +523,109 @@ async function playRequest(method, url, body) {
   } catch (err) {
     showError("play-error", err.message);
     if (err.state) renderPlay(err.state);
-    else bump($("play-board"), $("play-board").dataset.state);
+    else {
+      stopThinking();
+      bump($("play-board"), $("play-board").dataset.state);
+    }
   }
 }
 
 function playMove(text) {
-  if (!play.view) return;
+  if (!play.view || document.body.dataset.busy === "1") return;
+  if (opponentMovesNext(text)) startThinking(text);
   playRequest("POST", `/api/play/${play.view.game}/move`, { move: text });
 }
+
+// Whether the move hands the turn to the opponent: a discard, a knock, or a pass on the upcard.
+function opponentMovesNext(text) {
+  const table = play.view && play.view.table;
+  if (!table || !play.view.moves) return false;
+  const move = text.trim().toLowerCase();
+  if (table.phase === "offer") return move === "pass";
+  return table.phase === "discard";
+}
+
+// At once, before the server answers: the card discarded lies on the pile, the opponent
+// is marked thinking (a busy cursor on its side), and every control is disabled.
+function startThinking(text) {
+  const board = $("play-board");
+  const tableBox = $("play-table");
+  const card = text.trim().replace(/^knock\s+/i, "").toUpperCase();
+  const slot = tableBox.querySelector(`.seat.bottom .slot[data-card="${card}"]`);
+  if (slot) {
+    const pile = tableBox.querySelector(".pile");
+    const top = pile && pile.lastElementChild;
+    if (top && top.classList.contains("card") && !top.classList.contains("empty")) {
+      top.classList.add("mini", "under");
+    } else if (top) top.remove();
+    if (pile) pile.append(cardFace(card, "arrived"));
+    const label = tableBox.querySelector(".pile-box .pile + .label");
+    if (label) label.textContent = `top discard ${card}`;
+    slot.remove();
+  }
+  for (const node of tableBox.querySelectorAll("button, #play-type button")) node.disabled = true;
+  for (const node of $("play-type").querySelectorAll("input, button")) node.disabled = true;
+  for (const node of tableBox.querySelectorAll(".card[role=button]")) {
+    node.setAttribute("tabindex", "-1");
+    node.setAttribute("aria-disabled", "true");
+    node.classList.remove("playable");
+  }
+  const theirs = tableBox.querySelector(".seat.top");
+  const name = play.view.names[1 - play.view.you];
+  if (theirs) {
+    theirs.setAttribute("aria-busy", "true");
+    theirs.classList.add("thinking");
+    const head = theirs.querySelector(".seat-head");
+    if (head) head.append(el("span", { class: "chip thinking-mark", id: "play-thinking" }, "thinking…"));
+  }
+  $("play-status").textContent = `${name} is thinking…`;
+  $("play-announce").textContent = `${name} is thinking…`;
+  board.dataset.thinking = "1";
+}
+
+function stopThinking() {
+  $("play-board").dataset.thinking = "0";
+  for (const node of $("play-type").querySelectorAll("input, button")) node.disabled = false;
+}
+
+// The game's id rides in the page's address (with the token), so a reload, Back or
+// Forward, or a new tab on the same address, opens the game again.
+function keepGameInUrl(id) {
+  const url = new URL(location.href);
+  if (id) url.searchParams.set("game", id);
+  else url.searchParams.delete("game");
+  if (url.href !== location.href) history.replaceState(null, "", url.href);
+}
+
+// Reopen the game the address names; one that is over or forgotten says so.
+async function resumeGame(id) {
+  play.focusBoard = play.scroll = true;
+  try {
+    const view = await api("GET", `/api/play/${encodeURIComponent(id)}`);
+    $("help").open = false;
+    renderPlay(view);
+    showError("play-error", view.ended || view.finished ? "This game is over: New series starts another." : "");
+  } catch (err) {
+    play.focusBoard = play.scroll = false;
+    keepGameInUrl(null);
+    showError(
+      "play-error",
+      "The game in this address is no longer on the server: it ended, was idle for an hour, " +
+        "or the server restarted. New series starts another.",
+    );
+    $("play-new").focus();
+  }
+}
+
+// Leaving a hand in play (closing the tab, another address) asks first; the game stays
+// on the server, and this address reopens it.
+window.addEventListener("beforeunload", (event) => {
+  const view = play.view;
+  if (view && view.table && !view.ended && !view.finished) {
+    event.preventDefault();
+    event.returnValue = "";
+  }
+});
 
 // The control the player most likely wants next: a playable card, the first move button,
 // Next hand or New series.
@@ -446,8 +664,10 @@ function whoButton(shortName, full, specBox) {
   );
 }
 
-function rulesLine(rules) {
-  return `Rules: ${rules || "the defaults"}`;
+// The rules in force in words; "(the defaults)" or the options that differ.
+function rulesLine(rules, inForce) {
+  if (!inForce) return `Rules: ${rules || "the defaults"}`;
+  return `Rules: ${inForce} (${rules ? "set: " + rules : "the defaults"})`;
 }
 
 function renderPlay(view) {
@@ -477,20 +697,28 @@ function renderPlay(view) {
   spec.textContent = `${view.names[1 - me]} is ${view.opponent}`;
   $("play-title").replaceChildren(`Hand ${view.hand_no}: ${myName} against `, whoButton(view.names[1 - me], view.opponent, spec));
   $("play-status").textContent = view.status;
-  $("play-rules").textContent = rulesLine(view.rules);
+  $("play-rules").textContent = rulesLine(view.rules, view.rules_in_force);
+  keepGameInUrl(view.game);
   const lat = view.latency;
   $("play-latency").textContent = lat
     ? `${view.opponent_short || view.opponent} thinks ${lat.mean_ms} ms a move on average (last ${lat.last_ms} ms, longest ${lat.max_ms} ms, ${lat.decisions} moves)`
     : "";
-  // the opponent's latest moves stay announced until it moves again or the hand ends
-  if (theirs.length || !sameHand || view.result) $("play-announce").textContent = theirs.join(" · ");
+  // announced: the opponent's latest moves, then "Your turn: ..." or the hand's result
+  // (with its breakdown); they stay until the opponent moves again or the hand ends
+  const told = [...theirs];
+  if (view.result) told.push(view.result.headline, breakdownText(view.result));
+  else if (view.moves) told.push(view.status);
+  if (told.length || !sameHand) $("play-announce").textContent = told.filter(Boolean).join(" · ");
+  $("play-score").replaceChildren(...scoreLine(view.sheet));
   const tableBox = $("play-table");
+  stopThinking();
   if (view.table) {
     tableBox.hidden = false;
     const labels = myName.toLowerCase() === "you" ? {} : { [me]: "you" };
     if (view.opponent_short !== view.names[1 - me]) labels[1 - me] = view.opponent_short;
     const full = { [me]: myName, [1 - me]: view.opponent };
-    renderTable(tableBox, view.table, { bottom: me, moves: view.moves, onMove: playMove, labels, full });
+    renderTable(tableBox, view.table, { bottom: me, mine: me, moves: view.moves, onMove: playMove, labels, full });
+    if (theirs.length) showTheirMoves(tableBox, view, me, fresh);
   } else {
     tableBox.hidden = true;
     tableBox.replaceChildren();
@@ -504,7 +732,7 @@ function renderPlay(view) {
   }
   renderResult($("play-result"), view.result, extra);
   $("play-type").hidden = !view.moves;
-  renderSheet($("play-sheet"), view.sheet);
+  renderSheet($("play-sheet"), view.sheet, view.history);
   renderLog($("play-log"), view.log, fresh);
   setSave($("play-save"), view.game, view.saved_hands);
   $("play-to-replay").disabled = view.saved_hands === 0;
@@ -517,6 +745,32 @@ function renderPlay(view) {
   }
   play.focusBoard = play.scroll = false;
   bump(board, view.ended ? "ended" : view.result ? (view.finished ? "series-over" : "hand-over") : view.moves ? view.table.phase : "wait");
+}
+
+// The series score in one line above the table, always in view: each player's three games.
+function scoreLine(sheet) {
+  return sheet.rows.map((row, i) =>
+    el(
+      "span",
+      { class: "score-row", "data-seat": row.seat },
+      i ? " · " : "",
+      el("span", { class: "name", title: row.name }, row.name),
+      " ",
+      row.scores.map((v, g) => el("span", { class: row.won[g] ? "won" : "", title: `game ${g + 1}` }, `${g ? "/" : ""}${v === null ? "–" : v}`)),
+    ),
+  );
+}
+
+// The opponent's moves since the person's, shown as moves: a card it took or drew slides
+// into its hand, its discard onto the pile (no motion where the system asks for less).
+function showTheirMoves(tableBox, view, me, fresh) {
+  const lines = view.log.filter((line, i) => fresh.has(i));
+  const drew = lines.some((line) => / (draws|takes) /.test(line));
+  const discarded = lines.some((line) => / discards /.test(line));
+  const theirs = tableBox.querySelector(".seat.top .hand");
+  if (drew && theirs) theirs.classList.add("drew");
+  const top = tableBox.querySelector(".pile > .card:last-child");
+  if (discarded && top) top.classList.add("arrived");
 }
 
 // "How to play" opens on a first visit; once a series has started it stays closed
@@ -608,13 +862,13 @@ function renderWatch(view) {
   board.hidden = false;
   $("watch-title").textContent = `Hand ${view.hand_no}: ${view.names[0]} against ${view.names[1]}`;
   $("watch-status").textContent = view.ended ? "This game was ended." : view.finished ? "The series is over." : watch.running ? "playing" : "paused";
-  $("watch-rules").textContent = rulesLine(view.rules);
+  $("watch-rules").textContent = rulesLine(view.rules, view.rules_in_force);
   $("watch-spec").textContent = specsLine(view.names, view.players);
   const tableBox = $("watch-table");
   tableBox.hidden = !view.table;
   if (view.table) renderTable(tableBox, view.table, { bottom: 0, moves: null, labels: null, full: view.players });
   renderResult($("watch-result"), view.result, null);
-  renderSheet($("watch-sheet"), view.sheet);
+  renderSheet($("watch-sheet"), view.sheet, view.history);
   renderLog($("watch-log"), view.log, new Set([view.log.length - 1]));
   setSave($("watch-save"), view.game, view.saved_hands);
   $("watch-toggle").textContent = watch.running ? "Pause" : "Play";
@@ -733,7 +987,7 @@ function renderReplay() {
   const frame = hand.frames[replay.step];
   board.hidden = false;
   $("replay-title").textContent = `${hand.title}: ${hand.names[0]} (seat 0) against ${hand.names[1]} (seat 1)`;
-  $("replay-rules").textContent = rulesLine(hand.rules);
+  $("replay-rules").textContent = rulesLine(hand.rules, hand.rules_in_force);
   $("replay-spec").textContent = specsLine(hand.names, hand.full_names);
   $("replay-status").textContent = `step ${replay.step} of ${last}`;
   $("replay-line").textContent = frame.line;
@@ -812,6 +1066,8 @@ async function start() {
     wform.b.value = options.bots.includes("expert") ? "expert" : options.bots[0];
     wform.seed.value = form.seed.value;
     wform.rules.value = d.rules;
+    const saved = new URLSearchParams(location.search).get("game");
+    if (saved) await resumeGame(saved);
     document.body.dataset.ready = "1";
   } catch (err) {
     showError("play-error", err.message);
