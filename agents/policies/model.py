@@ -103,10 +103,16 @@ def _display_name(path: Path) -> str:
 
 
 def shipped_models() -> dict[str, Path]:
-    """The shipped models: name -> its folder ``models/<name>/`` under the repository root."""
+    """The models under ``models/``: name -> its folder ``models/<name>/`` (a saved policy).
+
+    A folder holding a MaskablePPO ``model.zip`` instead serves that zip under its name.
+    """
     if not MODELS_DIR.is_dir():
         return {}
-    return {p.parent.name: p.parent for p in sorted(MODELS_DIR.glob(f"*/{POLICY_FILE}"))}
+    found = {p.parent.name: p.parent for p in sorted(MODELS_DIR.glob(f"*/{POLICY_FILE}"))}
+    for zip_file in sorted(MODELS_DIR.glob(f"*/{MODEL_FILE}")):
+        found.setdefault(zip_file.parent.name, zip_file)
+    return dict(sorted(found.items()))
 
 
 def model_file(spec: str | Path) -> Path | None:

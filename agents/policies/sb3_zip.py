@@ -27,6 +27,7 @@ from typing import Any
 
 from agents.policies.networks import network_spec
 from hgin_env.engine.actions import N_ACTIONS
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import PolicyLoadError
 
 #: the environment variable that trusts pickled model files (``1``, ``true``, ``yes``)
@@ -158,6 +159,14 @@ def read_sb3_zip(
             f"cannot use model {path}: action space Discrete({n_actions}) does not match "
             f"Discrete({N_ACTIONS})"
         )
+    try:
+        layout_version(width)
+    except ValueError:
+        raise PolicyLoadError(
+            f"cannot use model {path}: observation shape ({width},) does not match the "
+            f"environment's ({OBS_DIM},) (or ({OBS_DIM + PRIVILEGED_DIM},) with a privileged "
+            "critic), nor the 394 entries of observation layout 1"
+        ) from None
     state = _weights(path, pth, trusted(trust), TRUST_ENV)
     kwargs = data.get("policy_kwargs") or {}
     kwargs = kwargs if isinstance(kwargs, dict) else {}
