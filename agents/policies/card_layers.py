@@ -519,6 +519,8 @@ class CardActorCritic(nn.Module):
         ortho_init: bool = True,
     ) -> None:
         super().__init__()
+        #: the observation width it was built for (with a privileged block, if any)
+        self.obs_width = int(obs_width)
         space = gym.spaces.Box(-np.inf, np.inf, (obs_width,), np.float32)
         self.features_extractor = CardTrunk(space, channels, blocks)
         trunk = self.features_extractor

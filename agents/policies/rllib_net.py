@@ -35,6 +35,8 @@ class MaskedActorCritic(nn.Module):
         ortho_init: bool = True,
     ) -> None:
         super().__init__()
+        #: the observation width it reads
+        self.obs_width = int(obs_dim)
         self.pi = _mlp(obs_dim, net_arch, activation)
         self.vf = _mlp(obs_dim, net_arch, activation)
         self.action_head = nn.Linear(net_arch[-1], N_ACTIONS)

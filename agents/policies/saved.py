@@ -51,7 +51,7 @@ import numpy as np
 
 from agents.policies.networks import build_network, network_spec, play_width
 from agents.policies.sb3_zip import TRUST_ENV, read_sb3_zip, trusted
-from hgin_env.envs.observation import OBS_DIM, layout_version
+from hgin_env.envs.observation import OBS_DIM, OBS_DIMS, layout_version
 from hgin_env.envs.policy import PolicyLoadError
 
 __all__ = ["TRUST_ENV", "build_network", "load_network", "network_spec", "save_policy", "trusted"]
@@ -259,7 +259,7 @@ def network_from(source: Path, network: dict[str, Any], weights: dict[str, Any])
     width = play_width(network)
     try:
         with torch.inference_mode():
-            net.logits(torch.zeros((1, width)))
+            net.logits(torch.zeros((1, OBS_DIMS[layout_version(int(network["obs_dim"]))])))
     except Exception as exc:  # noqa: BLE001 - any failure means the model cannot play
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise PolicyLoadError(

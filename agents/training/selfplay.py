@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from agents.policies.saved import load_network
 from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
@@ -138,11 +139,13 @@ class SnapshotPool:
 
 
 def load_snapshot(path: str | Path) -> Any:
-    """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
+    """The network of a snapshot's MaskablePPO ``.zip``, read as data (CPU, eval mode).
+
+    ``agents.policies.saved.load_network`` rebuilds it without SB3; ``TorchPolicy`` plays
+    it with the logits of the network that was saved.
 
     Raises:
         agents.policies.model.PolicyLoadError: a missing, corrupt or mismatched file.
     """
-    from agents.training.sb3.model import load_model
-
-    return frozen_copy(load_model(path).policy)
+    network, _, _ = load_network(path)
+    return network

@@ -213,7 +213,7 @@ def save_policy_of(
 
 
 def policy_to_zip(source: str | Path, path: str | Path) -> Path:
-    """Write the saved policy ``source`` (its folder, or a run folder) as a MaskablePPO ``.zip``.
+    """Write the saved policy ``source`` (a folder, run folder or shipped name) as a ``.zip``.
 
     The model holds the network only (a fresh optimizer, no training state); it plays,
     evaluates and starts runs (``pretrain.init_from``) like any MaskablePPO model.
@@ -221,7 +221,9 @@ def policy_to_zip(source: str | Path, path: str | Path) -> Path:
     Raises:
         PolicyLoadError: ``source`` is no saved policy, or its files do not fit.
     """
-    if policy_folder(source) is None:
+    from agents.policies.model import model_file
+
+    if policy_folder(model_file(source) or Path(source)) is None:
         raise PolicyLoadError(f"cannot load model {source}: no hgin_policy.json there")
     path = Path(path)
     load_model(source).save(path)

@@ -177,3 +177,20 @@ def test_cli_names_a_zip_missing_an_entry_and_exits_2(good, tmp_path, capsys):
     _, line = one_error_line(capsys)
     assert line == f"error: cannot load model {broken}: {model_zip_problem(broken)}"
     assert "no 'policy.pth' entry" in line
+
+
+@pytest.mark.parametrize("kind", ["mlp", "cards"])
+def test_a_snapshot_read_as_data_samples_as_the_live_network(kind, good, observations, tmp_path):
+    """A self-play snapshot reloaded from its zip samples the live network's actions, key by key."""
+    from agents.training.sb3.model import load_model, policy_to_zip
+    from agents.training.selfplay import load_snapshot
+
+    obs, masks = observations
+    path = good if kind == "mlp" else policy_to_zip("ppo-cards", tmp_path / "cards.zip")
+    live = load_model(path).policy
+    keys = np.arange(len(obs), dtype=np.uint64) * np.uint64(7919)
+    before = TorchPolicy(live, deterministic=False).act(obs, masks, keys)
+    after = TorchPolicy(load_snapshot(path), deterministic=False)
+    np.testing.assert_array_equal(after.logits(obs), TorchPolicy(live).logits(obs))
+    np.testing.assert_array_equal(after.act(obs, masks, keys), before)
+    assert after.obs_dim == TorchPolicy(live).obs_dim
