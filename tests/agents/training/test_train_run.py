@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from helpers.training import TINY, scalars, tiny_config
@@ -61,6 +62,24 @@ def test_run_folder_has_every_output(tiny_run) -> None:
     assert len(list_checkpoints(run / "checkpoints")) == 2
     assert len(list((run / "pool").glob("snapshot_*.zip"))) == 4  # both checkpoints' pools
     assert tiny_run.steps == 1024 and not tiny_run.interrupted
+
+
+def test_the_final_model_is_saved_as_data_that_plays_as_the_zip(tiny_run) -> None:
+    """final_model/ is a saved policy (JSON + safetensors) with the final zip's logits."""
+    from agents.policies.model import ModelPolicy, load_policy
+    from hgin_env.envs.observation import OBS_DIM
+
+    run = tiny_run.run_dir
+    assert {p.name for p in (run / "final_model").iterdir()} == {
+        "hgin_policy.json",
+        "weights.safetensors",
+    }
+    played = load_policy(str(run))  # a run folder plays its final_model/
+    assert isinstance(played, ModelPolicy) and played.name == "tiny"
+    obs = np.random.default_rng(5).random((64, OBS_DIM), dtype=np.float32)
+    np.testing.assert_array_equal(
+        played.logits(obs), ModelPolicy(run / "final_model.zip").logits(obs)
+    )
 
 
 def test_saved_config_is_the_resolved_config(tiny_run) -> None:
