@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup browser run test coverage test-all slowest lint format bench results clean
+.PHONY: setup browser run test coverage test-all slowest lint format bench results plots cards clean
 
 # pytest on both cores (pytest-xdist): each test file is one work unit, the Ray files one
 # more, sent first (tests/conftest.py): module fixtures are built once, one Ray cluster runs
@@ -88,6 +88,23 @@ bench: setup
 results: setup
 	$(PY) evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026 \
 		--json models/ppo-cards/eval.json
+
+# docs/results.md's pictures, drawn by hgin-plot from the shipped models' own files (the
+# plots extra, which make setup installs): their learning curves, every model against its
+# opponents under both rule sets, ppo-taught's series won with the 95% intervals
+plots: setup
+	$(VENV)/bin/hgin-plot models/ppo-cards models/ppo-league models/ppo-league2 \
+		-o docs/img/results-curves.png --title "shipped PPO runs: evaluations during training"
+	$(VENV)/bin/hgin-plot models/*/eval.json --heatmap -o docs/img/results-heatmap.png \
+		--title "default rules"
+	$(VENV)/bin/hgin-plot models/*/eval_undercut25.json --heatmap \
+		-o docs/img/results-heatmap-undercut25.png --title "undercut bonus 25"
+	$(VENV)/bin/hgin-plot models/ppo-taught/eval.json models/ppo-taught/eval_undercut25.json \
+		-o docs/img/results-ppo-taught.png
+
+# the model cards, models/<name>/README.md, written from each model folder's files
+cards: setup
+	$(PY) -m hgin_cli.model_card
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -6,7 +6,15 @@ The command line lives in ``hgin_cli.train`` (also the console script ``hgin-tra
 
 import sys
 
-from hgin_cli.train import main
+try:
+    from hgin_cli.train import main
+except ModuleNotFoundError as exc:  # a clone whose dependencies were never installed
+    print(
+        f"error: {exc.name} is not installed in this Python ({sys.executable}): run "
+        "`make setup` (or `pip install -e .`) in the clone, then use .venv/bin/python",
+        file=sys.stderr,
+    )
+    sys.exit(2)
 
 if __name__ == "__main__":
     sys.exit(main())

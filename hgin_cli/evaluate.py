@@ -6,13 +6,16 @@ Usage::
     python evaluate.py --league random simple expert --series 2000 --json league.json
     python evaluate.py A B --series 100 --transcript runs/hands.jsonl --transcript-hands 5
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
-    python evaluate.py A B --rules undercut_bonus=25 knock_limit=10   # any supported rule set
+    python evaluate.py --rules undercut_bonus=25,knock_limit=10 A B   # any supported rule set
+    python evaluate.py --list-policies                # every policy name, version, summary
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
 results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
 the series of each pair (``--against`` and ``--league`` too) in K processes, and ``--ray``
 as Ray tasks, with the same table and JSON as one process (the ``runner`` of
-``agents.evaluation.evaluate``; see docs/workers.md).
+``agents.evaluation.evaluate``; see docs/workers.md). ``--json`` results carry a
+``provenance`` block (package version, git commit, model sha256s, rules, seeds;
+``agents.evaluation.provenance``).
 
 A policy is a bot name (``random``, ``simple``, ``expert``), a saved model (a folder
 holding ``hgin_policy.json``, or a run folder), a MaskablePPO ``.zip`` path, or a shipped
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from agents.cluster.ray import RayClusterError
 from agents.evaluation import Runner, evaluate, league, local, processes, ray, shard_bounds
+from agents.evaluation.provenance import provenance
 from agents.evaluation.report import (
     RESULTS_HEADER,
     league_tables,
@@ -44,6 +48,15 @@ from agents.evaluation.report import (
 )
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
 from agents.policies.model import PolicyLoadError, load_policy
+from hgin_cli.common import (
+    add_list_policies,
+    add_rules,
+    add_version,
+    epilog,
+    help_formatter,
+    policy_error,
+    rules_items,
+)
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.envs.spec import parse_rules
 from hgin_env.envs.workers import EnvWorkerError
@@ -53,7 +66,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
     parser = argparse.ArgumentParser(
         description="Play full Hollywood series between policies and report the results.",
+        formatter_class=help_formatter(),
+        epilog=epilog(
+            "%(prog)s simple random --series 200 --seed 1",
+            "%(prog)s ppo-taught --against random simple expert --series 2000 --json out.json",
+            "%(prog)s --league random simple expert --series 500 --json league.json",
+            "%(prog)s --rules undercut_bonus=25,knock_limit=10 simple expert",
+            "%(prog)s --list-policies",
+            "hgin-plot out.json -o out.png     # draw the results (docs/plots.md)",
+        ),
     )
+    add_version(parser)
+    add_list_policies(parser)
     parser.add_argument(
         "policies", nargs="*", metavar="POLICY",
         help="two policies (A B): bot names, model paths (folders, .zip) or shipped model names",
@@ -81,11 +105,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--workers", type=int, default=1, metavar="K",
         help="play the series in K processes (same results; A B, --against and --league)",
     )  # fmt: skip
-    parser.add_argument(
-        "--rules", nargs="+", default=[], metavar="KEY=VALUE",
-        help="rules options (docs/rules.md), e.g. undercut_bonus=25 knock_limit=10; "
-        "recorded in the JSON",
-    )  # fmt: skip
+    add_rules(parser, "rules options (docs/rules.md), recorded in the JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH",
@@ -101,6 +121,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(auto or HOST:PORT); see docs/rllib.md",
     )  # fmt: skip
     args = parser.parse_args(argv)
+    args.rules = rules_items(args.rules)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
     if args.ray is not None and args.transcript:
         parser.error("--transcript works without --ray")
     if args.league and args.policies:
@@ -162,7 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = parse_rules(args.rules)
         check_inputs(args)
-    except (OutputPathError, PolicyLoadError, ValueError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except (OutputPathError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     # pairs and leagues: in this process, in --workers K processes, or sharded over Ray
@@ -215,7 +240,10 @@ def main(argv: list[str] | None = None) -> int:
             if recorder is not None:
                 jsonl, txt = recorder.write(args.transcript)
                 print(f"wrote {len(recorder.records)} hands to {jsonl} and {txt}")
-    except (PolicyLoadError, RayClusterError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except RayClusterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except EnvWorkerError as exc:  # a worker process died
@@ -224,10 +252,22 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         cluster.close()
     if args.json:
+        policies = [*args.policies, *(args.against or []), *(args.league or [])]
+        data["provenance"] = run_provenance(args, policies, rules.to_dict())
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(data, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def run_provenance(
+    args: argparse.Namespace, policies: list[str], rules: dict | None = None
+) -> dict:
+    """The JSON's ``provenance`` block: version, commit, model sha256s, rules, seeds."""
+    if rules is None:
+        rules = parse_rules(args.rules).to_dict()
+    seeds = {"seed": args.seed, "series": args.series, "duplicate": args.duplicate}
+    return provenance(policies, rules, seeds, command=["evaluate.py", *args.argv])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Usage::
 
     python play.py [OPPONENT] [--seed S] [--seat 0|1] [--names YOU OPP] [--hands N]
-                   [--rules knock_limit=7 gin_bonus=20] [--transcript hands.jsonl]
+                   [--rules knock_limit=7,gin_bonus=20] [--transcript hands.jsonl]
+    python play.py --list-policies
     python play.py --web [--port 8000] [--models DIR ...] [OPPONENT] [--seed S] ...
     hgin-web [--port 8000] [--models DIR ...] [OPPONENT] [--seed S] ...
 
@@ -13,7 +14,9 @@ policies, replay a transcript; the options set the page's defaults, and ``--mode
 adds the models found under those folders to the ones the page may name.
 
 OPPONENT is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
-path or a shipped model name; the default is the first shipped model, else ``expert``.
+path or a shipped model name; the default is the strongest shipped network
+(``STRONGEST``, ``ppo-taught`` per docs/results.md), else the first shipped model, else
+``expert``.
 The game loop lives in ``hgin_ui.terminal``; type ``help`` at the prompt for the moves.
 """
 
@@ -25,15 +28,30 @@ import sys
 from pathlib import Path
 
 from agents.policies.model import PolicyLoadError, load_policy, shipped_models
+from hgin_cli.common import (
+    add_list_policies,
+    add_rules,
+    add_version,
+    epilog,
+    help_formatter,
+    policy_error,
+    rules_items,
+)
 from hgin_cli.output_paths import OutputPathError, check_writable
 from hgin_env.engine.keys import MAX_SEED
 from hgin_env.envs.spec import parse_rules
 from hgin_ui.terminal import GameSession, play
 
+#: the strongest shipped network (docs/results.md: ``ppo-taught`` wins over every other
+#: shipped network and the bots under both rule sets measured there)
+STRONGEST = "ppo-taught"
+
 
 def default_opponent() -> str:
-    """The first shipped model's name, else ``expert``."""
+    """The strongest shipped network when shipped, else the first shipped model, else ``expert``."""
     models = shipped_models()
+    if STRONGEST in models:
+        return STRONGEST
     return next(iter(models)) if models else "expert"
 
 
@@ -41,13 +59,33 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
     """The command line of ``play.py`` (``web_only``: of ``hgin-web``, no terminal options)."""
     if web_only:
         parser = argparse.ArgumentParser(
-            prog="hgin-web", description="Play, watch and replay Hollywood Gin in the browser."
+            prog="hgin-web",
+            description="Play, watch and replay Hollywood Gin in the browser.",
+            formatter_class=help_formatter(),
+            epilog=epilog(
+                "hgin-web                      # the strongest shipped network, port 8000",
+                "hgin-web expert --port 0 --seed 7",
+                "hgin-web --models runs/       # also offer the models trained under runs/",
+            ),
         )
     else:
-        parser = argparse.ArgumentParser(description="Play a Hollywood Gin series in the terminal.")
+        parser = argparse.ArgumentParser(
+            description="Play a Hollywood Gin series in the terminal.",
+            formatter_class=help_formatter(),
+            epilog=epilog(
+                "%(prog)s                       # against the strongest shipped network",
+                "%(prog)s expert --seed 7 --hands 3",
+                "%(prog)s simple --rules knock_limit=7,gin_bonus=20",
+                "%(prog)s --web                 # the browser table on 127.0.0.1:8000",
+                "%(prog)s --list-policies",
+            ),
+        )
+    add_version(parser)
+    add_list_policies(parser)
     parser.add_argument(
         "opponent", nargs="?", default=None, metavar="OPPONENT",
-        help="bot name, model .zip path or shipped model (default: shipped model, else expert)",
+        help="bot name, model path or shipped model (default: the strongest shipped network, "
+        f"{STRONGEST}, else expert)",
     )  # fmt: skip
     parser.add_argument(
         "--seed", type=int, default=None, help="seed of the deals (default: random)"
@@ -59,7 +97,7 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
     )  # fmt: skip
     if not web_only:
         parser.add_argument("--hands", type=int, metavar="N", help="stop after N hands")
-    parser.add_argument("--rules", nargs="+", default=[], metavar="KEY=VALUE", help="rules options")
+    add_rules(parser)
     parser.add_argument(
         "--transcript", type=Path, metavar="PATH", help="append each hand to a JSON Lines file"
     )
@@ -96,7 +134,7 @@ def parse_args(argv: list[str] | None = None, web_only: bool = False) -> argpars
         if not folder.is_dir():
             parser.error(f"--models {folder}: not a directory")
     try:
-        args.rules = parse_rules(args.rules)
+        args.rules = parse_rules(rules_items(args.rules))
     except ValueError as exc:
         parser.error(str(exc))
     return args
@@ -116,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         policy = load_policy(opponent, args.seed)
     except PolicyLoadError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(policy_error(exc), file=sys.stderr)
         return 2
     session = GameSession(policy, seed=args.seed, seat=args.seat, rules=args.rules)
     return play(session, tuple(args.names), args.hands, transcript=args.transcript)
@@ -139,7 +177,7 @@ def run_web(args: argparse.Namespace, opponent: str) -> int:
             catalog.load(opponent)
     except (ValueError, PolicyLoadError) as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, PolicyLoadError) else exc
-        print(f"error: {cause}", file=sys.stderr)
+        print(policy_error(cause), file=sys.stderr)
         return 2
     names = (args.names[0], args.names[1])
     defaults = Defaults(opponent, args.seat, names, args.rules, args.seed)

@@ -7,30 +7,44 @@ Usage::
     python train.py --config vs_simple                # a named config, the same file
     python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
     python train.py --resume runs/default__0__20250101-120000
+    python train.py --config vs_simple --track        # also log to Weights & Biases
     python train.py --exploit ppo-cards --steps 1000000 --series 1000 --eval-seed 2026
 
 Everything is documented in ``docs/training.md``; the work happens in ``agents.training``.
 ``--exploit TARGET`` measures exploitability: it trains a fresh best response to TARGET
 for ``--steps`` steps (the recipe ``configs/exploit.yaml``, or ``--config``;
 ``agents.training.exploit``) and reports its margin over ``--series`` series of the
-held-out deals of ``--eval-seed`` (docs/evaluation.md).
+held-out deals of ``--eval-seed`` (docs/training.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from hgin_cli.common import add_version, epilog, help_formatter, policy_error, rules_items
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(
         description="Train a MaskablePPO Hollywood Gin agent (see docs/training.md).",
+        formatter_class=help_formatter(),
+        epilog=epilog(
+            "%(prog)s                                  # configs/default.yaml",
+            "%(prog)s --config vs_simple --seed 3 --set ppo.learning_rate=1e-4",
+            "%(prog)s --resume runs/default__0__20250101-120000",
+            "%(prog)s --config vs_simple --track      # Weights & Biases (WANDB_MODE=offline)",
+            "hgin-plot runs/default__0__* -o curves.png   # the learning curves",
+            "hgin-tune vs_simple --trials 20           # an Optuna search (docs/plots.md)",
+        ),
     )
+    add_version(parser)
     parser.add_argument(
         "--config",
         help="YAML config file, or a named config (vs_simple) or shipped model (ppo-cards) "
@@ -72,6 +86,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=1,
         help="rllib: env runners, each stepping ppo.n_envs games (default 1)",
     )
+    parser.add_argument(
+        "--track",
+        action="store_true",
+        help="log the run to Weights & Biases too (TensorBoard synced, config and run folder "
+        "attached; works offline with WANDB_MODE=offline; the track extra)",
+    )
+    parser.add_argument(
+        "--wandb-project", default=None, metavar="NAME", help="--track: the wandb project"
+    )
     exploit = parser.add_argument_group(
         "exploitability", "train a best response to a frozen policy and report its margin"
     )
@@ -95,21 +118,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     exploit.add_argument(
         "--rules",
-        nargs="+",
+        action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="rules options of the training and the evaluation (docs/rules.md)",
+        metavar="KEY=VALUE[,...]",
+        help="rules options of the training and the evaluation (docs/rules.md); repeat the "
+        "flag or give a comma list",
     )
     exploit.add_argument("--json", type=Path, metavar="PATH", help="write the result as JSON")
     exploit.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
+    args.rules = rules_items(args.rules)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
     if args.exploit is None:
         given = [f"--{k.replace('_', '-')}" for k in DEFAULTS if getattr(args, k) != DEFAULTS[k]]
         if given:
             parser.error(f"{', '.join(given)} go with --exploit TARGET")
     else:
-        if args.resume or args.print_config or args.backend != "sb3":
-            parser.error("--exploit TARGET takes no --resume, --print-config or --backend")
+        if args.resume or args.print_config or args.backend != "sb3" or args.track:
+            parser.error("--exploit TARGET takes no --resume, --print-config, --backend or --track")
         for name in ("steps", "series", "workers"):
             if getattr(args, name) < 1:
                 parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
@@ -132,6 +158,7 @@ DEFAULTS: dict[str, Any] = {
 
 def run_exploit(args: argparse.Namespace) -> int:
     """``--exploit TARGET``: train a best response, print its margin; the exit status."""
+    from agents.evaluation.provenance import provenance
     from agents.evaluation.report import (
         RESULTS_HEADER,
         markdown_table,
@@ -156,7 +183,10 @@ def run_exploit(args: argparse.Namespace) -> int:
             args.exploit, args.steps, args.config, overrides, args.series,
             args.eval_seed, args.workers, args.run_name, progress=not args.no_progress,
         )  # fmt: skip
-    except (ConfigError, CheckpointError, PolicyLoadError, OutputPathError, ValueError) as exc:
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except (ConfigError, CheckpointError, OutputPathError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -169,9 +199,40 @@ def run_exploit(args: argparse.Namespace) -> int:
     print(f"run folder: {out.run_dir} (exploit.json, TensorBoard under tb/)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(out.to_dict(), indent=2) + "\n")
+        data = out.to_dict()
+        rules = parse_rules(args.rules).to_dict()
+        seeds = {"seed": args.seed, "eval_seed": args.eval_seed, "series": args.series}
+        data["provenance"] = provenance([args.exploit], rules, seeds, ["train.py", *args.argv])
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def write_provenance(run_dir: Path, argv: list[str]) -> None:
+    """Write ``provenance.json`` in the run folder: version, commit, model sha256s, seeds.
+
+    The models are the run's own (``final_model.zip``, ``best_model.zip``: whichever
+    exists) and those its config names (a pretraining start or teacher, opponents).
+    """
+    import json
+
+    import yaml
+
+    from agents.evaluation.provenance import provenance
+
+    config = yaml.safe_load((run_dir / "config.yaml").read_text()) or {}
+    opponents = config.get("opponents") or {}
+    league = opponents.get("league") or {}
+    pretrain = config.get("pretrain") or {}
+    named = [
+        *(opponents.get("mix") or {}),
+        *(league.get("bots") or {}),
+        *(str(pretrain[k]) for k in ("init_from", "teacher") if pretrain.get(k)),
+    ]
+    own = [str(p) for p in sorted(run_dir.glob("*_model.*"))]
+    seeds = {"seed": config.get("seed"), "eval_seed": (config.get("eval") or {}).get("seed")}
+    data = provenance([*own, *named], config.get("rules"), seeds, ["train.py", *argv])
+    (run_dir / "provenance.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_exploit(args)
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
+    from hgin_cli.track import TrackingError, attach, tracking
     from hgin_env.envs.policy import PolicyLoadError
     from hgin_env.envs.workers import EnvWorkerError
 
@@ -214,9 +276,25 @@ def main(argv: list[str] | None = None) -> int:
                 "env_runners": args.env_runners,
                 "bridge": SB3_BRIDGE,
             }
-        result = train(
-            config, run_name=args.run_name, resume=args.resume, overrides=overrides, **kwargs
-        )
+        tracker: contextlib.AbstractContextManager = contextlib.nullcontext()
+        if args.track:
+            if config is None:
+                from agents.training.run import load_run_config
+
+                config = load_run_config(Path(args.resume), args.overrides)
+            name = args.run_name or (Path(args.resume).name if args.resume else None)
+            tracker = tracking(config.to_dict(), Path(config.runs_dir), name, args.wandb_project)
+        with tracker as wandb_run:
+            result = train(
+                None if args.resume else config, run_name=args.run_name, resume=args.resume,
+                overrides=overrides, **kwargs,
+            )  # fmt: skip
+            write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
+            if wandb_run is not None:
+                attach(wandb_run, result.run_dir, result.final_eval)
+    except TrackingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (ConfigError, CheckpointError, PolicyLoadError, RayClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -12,10 +12,10 @@ from hgin_env.engine import *  # noqa: F403
 from hgin_env.engine import __all__ as _engine_all
 
 __all__ = list(_engine_all)
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-# Register HollywoodGin-v0 when Gymnasium is already loaded (as in
-# ``gymnasium.make("hgin_env:HollywoodGin-v0")``); never import it here, so that the
+# Register HollywoodGin-v1 when Gymnasium is already loaded (as in
+# ``gymnasium.make("hgin_env:HollywoodGin-v1")``); never import it here, so that the
 # engine stays numpy-only. ``import hgin_env.envs`` registers on the same condition
 # (Gymnasium imported first); importing an adapter module (``hgin_env.envs.gym_env``,
 # ``sb3_vec_env``, ...) or calling ``hgin_env.envs.register_envs()`` always registers.

@@ -357,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
         epilog="exit status: 0 every hand verified, 1 a hand differs from the engine, "
         "2 an unreadable or malformed transcript",
     )
+    from hgin_env import __version__
+
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s (hollywood-gin) {__version__}"
+    )
     parser.add_argument("path", type=Path, help="a .jsonl transcript")
     parser.add_argument("--hand", type=int, metavar="K", help="only hand K (1-based)")
     args = parser.parse_args(argv)

@@ -261,7 +261,7 @@ def test_env_registration_note_holds():
     """As hgin_env/__init__.py says: `import hgin_env.envs` alone registers nothing; adapters do."""
     code = (
         "import importlib, sys; importlib.import_module(sys.argv[1]); import gymnasium;"
-        "print('HollywoodGin-v0' in gymnasium.registry)"
+        "print('HollywoodGin-v1' in gymnasium.registry)"
     )
     seen = {
         module: subprocess.run(

@@ -1,9 +1,11 @@
 """Environment adapters over the engine: Gymnasium, Stable-Baselines3 and PettingZoo.
 
-``HollywoodGin-v0`` is registered with Gymnasium by ``register_envs()``, which runs
+``HollywoodGin-v1`` is registered with Gymnasium by ``register_envs()``, which runs
 when any adapter module is imported, and when this package is imported while Gymnasium
-already is; ``gymnasium.make("hgin_env:HollywoodGin-v0", opponent=..., mode=...)``
-always works (Gymnasium imports the module named before the colon). Also
+already is; ``gymnasium.make("hgin_env:HollywoodGin-v1", opponent=..., mode=...)``
+always works (Gymnasium imports the module named before the colon). ``HollywoodGin-v0``
+(the 394-entry observation) is gone: Gymnasium's ``make`` refuses it with an error that
+names ``HollywoodGin-v1`` (the version history is in ``HollywoodGinEnv``'s docstring). Also
 ``gymnasium.make_vec(...)``, which builds the batched ``HollywoodGinVectorEnv``.
 Everything is imported lazily: importing this package, the observation encoder, the
 text rendering or the policy protocol needs numpy only (no Gymnasium, torch or SB3):
@@ -11,7 +13,8 @@ text rendering or the policy protocol needs numpy only (no Gymnasium, torch or S
 - ``HollywoodGinEnv`` (``gym_env``): single-agent Gymnasium env;
 - ``HollywoodGinVecEnv`` (``sb3_vec_env``): batched SB3 ``VecEnv`` over one engine;
 - ``HollywoodGinVectorEnv`` (``vector_env``): batched Gymnasium ``VectorEnv``;
-- ``pettingzoo_env.env()`` / ``raw_env``: two-player PettingZoo AEC env;
+- ``hollywood_gin_v0.env()`` / ``raw_env``: two-player PettingZoo AEC env, versioned as
+  PettingZoo's own (``pettingzoo_env`` holds the class);
 - ``GinCore`` (``core``): the batched agent-vs-opponent driver they share;
 - ``EnvConfig`` (``config``), ``render_view`` (``render``), the observation encoder and
   the policy protocol.
@@ -23,7 +26,7 @@ import importlib
 import sys
 from typing import Any
 
-ENV_ID = "HollywoodGin-v0"
+ENV_ID = "HollywoodGin-v1"
 
 _LAZY = {
     "EnvConfig": "hgin_env.envs.config",
@@ -51,7 +54,7 @@ __all__ = ["ENV_ID", "register_envs", *_LAZY]
 
 
 def register_envs() -> None:
-    """Register ``HollywoodGin-v0`` with Gymnasium (idempotent; imports Gymnasium)."""
+    """Register ``HollywoodGin-v1`` with Gymnasium (idempotent; imports Gymnasium)."""
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:

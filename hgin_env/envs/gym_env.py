@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium environment ``HollywoodGin-v0``: the learner against a policy."""
+"""The single-agent Gymnasium environment ``HollywoodGin-v1``: the learner against a policy."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hgin_env.envs.config import EnvConfig, make_env_config
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
 from hgin_env.envs.observation import OBS_DIM
 from hgin_env.envs.policy import Policy
-from hgin_env.envs.render import render_view
+from hgin_env.envs.render import render_rgb, render_view
 
 #: upper bound of the observation entries (scores are capped at twice the game target)
 OBS_HIGH = 2.0
@@ -37,8 +37,14 @@ def result_info(result: StepResult, i: int) -> dict[str, Any]:
     return {key: getattr(result, name)[i].item() for key, name in STEP_INFO.items()}
 
 
-#: the render modes of every env here: ``"ansi"`` returns the text, ``"human"`` prints it
-RENDER_MODES = ("ansi", "human")
+#: the render modes of every env here: ``"ansi"`` returns the text, ``"human"`` prints it,
+#: ``"rgb_array"`` returns the table as a picture (uint8[H, W, 3], drawn with Pillow)
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def info_mask(masks: np.ndarray) -> np.ndarray:
+    """The ``info["action_mask"]`` of bool masks: int8, as Gymnasium's ``Discrete.sample`` takes."""
+    return masks.astype(np.int8)
 
 
 class HollywoodGinEnv(gym.Env):
@@ -64,8 +70,12 @@ class HollywoodGinEnv(gym.Env):
 
     ## Action Space
 
-    ``Discrete(107)``, always masked: ``info["action_mask"]`` and ``action_masks()``
-    (bool[107]) give the legal ids, as sb3-contrib's ``MaskablePPO`` expects.
+    ``Discrete(107)``, always masked: ``info["action_mask"]`` (int8[107], 1 = legal, so
+    ``env.action_space.sample(mask=info["action_mask"])`` draws a legal action) and
+    ``action_masks()`` (bool[107], what sb3-contrib's ``MaskablePPO`` asks for) give the
+    legal ids. Gymnasium's wrappers do not forward ``action_masks``: on a ``gym.make``
+    env call ``env.get_wrapper_attr("action_masks")()`` or ``env.unwrapped.action_masks()``,
+    or wrap it in sb3-contrib's ``ActionMasker`` (docs/environments.md).
 
     | id | action |
     |---|---|
@@ -109,7 +119,7 @@ class HollywoodGinEnv(gym.Env):
 
     ## Information
 
-    ``reset`` and ``step`` return ``action_mask`` (bool[107]), ``agent_seat`` and
+    ``reset`` and ``step`` return ``action_mask`` (int8[107]), ``agent_seat`` and
     ``dealer``; ``step`` also returns ``hands_ended``, ``hand_score`` (points won minus
     lost in those hands), ``outcome`` (an ``Outcome`` value of the last hand that ended,
     0 if none), ``hand_result`` (that hand: +1 the agent scored, -1 the opponent did, 0
@@ -120,9 +130,9 @@ class HollywoodGinEnv(gym.Env):
 
     ```python
     import gymnasium as gym
-    import hgin_env.envs  # registers HollywoodGin-v0
+    import hgin_env.envs  # registers HollywoodGin-v1
 
-    env = gym.make("HollywoodGin-v0", opponent="random", mode="hand", rules=None)
+    env = gym.make("HollywoodGin-v1", opponent="random", mode="hand", rules=None)
     ```
 
     - ``opponent``: a policy name (``"random"``, ``"simple"``, ``"expert"``, a shipped
@@ -131,9 +141,10 @@ class HollywoodGinEnv(gym.Env):
     - ``mode``: ``"hand"`` (default) or ``"series"``.
     - ``rules``: a ``RulesConfig`` or a dict of its fields (knock limit, bonuses, ...).
     - ``render_mode``: ``"ansi"`` (``render()`` returns a text table of the agent's view:
-      hand grouped into melds, deadwood, top discard, stock, score sheet) or ``"human"``
-      (prints it); another mode only warns (SB3's ``make_vec_env`` asks for
-      ``"rgb_array"``) and ``render()`` then returns None.
+      hand grouped into melds, deadwood, top discard, stock, score sheet), ``"human"``
+      (prints it) or ``"rgb_array"`` (the same view drawn as a ``uint8[360, 640, 3]``
+      picture, for ``gymnasium.wrappers.RecordVideo``); another mode only warns and
+      ``render()`` then returns None.
     - ``config``: an ``EnvConfig`` (or dict); keyword arguments ``reward_scale``,
       ``series_win_reward``, ``illegal_action`` (``"raise"`` or ``"penalize"``),
       ``illegal_penalty`` and ``agent_seat`` override its fields.
@@ -144,7 +155,11 @@ class HollywoodGinEnv(gym.Env):
 
     ## Version History
 
-    - v0: initial version.
+    - v1: the observation gained six rules entries, the rules of each game's rule set
+      (394 -> 400 entries, layout 2 of ``hgin_env.envs.observation``);
+      ``info["action_mask"]`` is int8; ``render_mode="rgb_array"``.
+    - v0: initial version (394 observation entries); ``gym.make`` of it now raises an
+      error that names v1.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
@@ -160,7 +175,7 @@ class HollywoodGinEnv(gym.Env):
         **options: Any,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            # a warning, not an error: SB3's make_vec_env asks every env for "rgb_array"
+            # a warning, not an error: tools (rl-zoo, wrappers) ask for modes an env may lack
             gym.logger.warn(
                 f"render_mode {render_mode!r} is not supported (use one of "
                 f"{self.metadata['render_modes']}); render() will return None"
@@ -219,11 +234,13 @@ class HollywoodGinEnv(gym.Env):
         """bool[107]: the legal actions now (what ``MaskablePPO`` asks for)."""
         return self.core.action_masks()[0]
 
-    def render(self) -> str | None:  # type: ignore[override]  # text frames ("ansi")
-        """The agent's view as text (``"ansi"``), or print it (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # text or pictures
+        """The agent's view as text (``"ansi"``), printed (``"human"``) or a picture."""
         if self.render_mode not in self.metadata["render_modes"]:
-            gym.logger.warn("render() needs render_mode='ansi' or 'human'")
+            gym.logger.warn("render() needs render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.core.engine, self.core.sheets, 0, int(self.core.agent_seat[0]))
         text = render_view(self.core.engine, self.core.sheets, 0, int(self.core.agent_seat[0]))
         last = self._last
         if last is not None and last.hands_ended[0] and self.core.awaiting[0]:
@@ -236,7 +253,7 @@ class HollywoodGinEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         core = self.core
         return {
-            "action_mask": core.action_masks()[0],
+            "action_mask": info_mask(core.action_masks()[0]),
             "agent_seat": int(core.agent_seat[0]),
             "dealer": int(core.engine.dealer[0]),
         }

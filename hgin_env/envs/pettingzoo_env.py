@@ -53,7 +53,7 @@ from hgin_env.envs.config import (
 )
 from hgin_env.envs.gym_env import OBS_HIGH, RENDER_MODES
 from hgin_env.envs.observation import OBS_DIM, encode_observations
-from hgin_env.envs.render import render_view
+from hgin_env.envs.render import render_rgb, render_view
 
 AGENTS = ("player_0", "player_1")
 
@@ -69,8 +69,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     Args:
         mode: ``"hand"`` (default) or ``"series"``.
         rules: a ``RulesConfig`` or a dict of its fields.
-        render_mode: None, ``"ansi"`` (``render()`` returns the acting agent's view) or
-            ``"human"`` (prints it after every step).
+        render_mode: None, ``"ansi"`` (``render()`` returns the acting agent's view),
+            ``"human"`` (prints it after every step) or ``"rgb_array"`` (that view as a
+            ``uint8[H, W, 3]`` picture).
         config: an ``EnvConfig`` (or dict); keyword options override its fields
             (``reward_scale``, ``series_win_reward``, ``illegal_action``, ``illegal_penalty``;
             ``agent_seat`` does not apply here).
@@ -235,13 +236,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         else:
             self.terminations = dict.fromkeys(self.agents, True)
 
-    def render(self) -> str | None:
-        """The acting agent's view as text (``"ansi"``), or print it (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The acting agent's view as text (``"ansi"``), printed (``"human"``) or a picture."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         agent = self.agent_selection
         seat = AGENTS.index(agent)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.engine, self.sheets, 0, seat, names=(agent, AGENTS[1 - seat]))
         text = render_view(self.engine, self.sheets, 0, seat, names=(agent, AGENTS[1 - seat]))
         if self.render_mode == "human":
             print(text + "\n")

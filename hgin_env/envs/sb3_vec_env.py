@@ -44,7 +44,7 @@ RENDER_MODES = ("ansi", "human")
 
 
 class HollywoodGinVecEnv(VecEnv):
-    """N games of ``HollywoodGin-v0`` as one SB3 ``VecEnv`` (same options as the Gym env).
+    """N games of ``HollywoodGin-v1`` as one SB3 ``VecEnv`` (same options as the Gym env).
 
     Args:
         n_envs: number of games.

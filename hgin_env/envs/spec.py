@@ -1,7 +1,7 @@
 """The one spec grammar: ``NAME[@VERSION][:key=value,...]``, and its ``key=value`` items.
 
 Bots (``patient@1:knock_turns=4``), the search (``pimc:worlds=64,rollout=simple``) and
-the rules options (``--rules undercut_bonus=25 knock_limit=10``, the search's rules
+the rules options (``--rules undercut_bonus=25,knock_limit=10``, the search's rules
 parameters) are written in it and read here, so a malformed item, a repeated key or a
 value of the wrong kind reads the same wherever it is written:
 

@@ -1,8 +1,8 @@
 """A Gymnasium ``VectorEnv`` over the batched engine, for users outside Stable-Baselines3.
 
 Same games, options and core as ``HollywoodGinEnv`` and ``HollywoodGinVecEnv``.
-``gymnasium.make_vec("HollywoodGin-v0", num_envs=N)`` builds this class. Every step
-returns ``infos["action_mask"]`` (bool[N, 107], also ``action_masks()``), ``agent_seat``
+``gymnasium.make_vec("HollywoodGin-v1", num_envs=N)`` builds this class. Every step
+returns ``infos["action_mask"]`` (int8[N, 107]; ``action_masks()`` gives it as bool), ``agent_seat``
 and ``dealer``, plus the step's ``hands_ended``, ``hand_score``, ``outcome``,
 ``hand_result``, ``agent_knocked``, ``series_result`` and ``illegal_action`` (each with
 Gymnasium's ``_key`` mask saying which games have it).
@@ -42,7 +42,7 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import game_seeds
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
-from hgin_env.envs.gym_env import action_space, observation_space
+from hgin_env.envs.gym_env import action_space, info_mask, observation_space
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_view
 
@@ -65,7 +65,7 @@ def parse_autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
 
 
 class HollywoodGinVectorEnv(VectorEnv):
-    """N games of ``HollywoodGin-v0`` as one Gymnasium ``VectorEnv``.
+    """N games of ``HollywoodGin-v1`` as one Gymnasium ``VectorEnv``.
 
     Args:
         num_envs: number of games.
@@ -252,7 +252,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         """The reset infos (mask, seat, dealer) of the ``present`` games (default: all)."""
         core = self.core
         values = {
-            "action_mask": core.action_masks(),
+            "action_mask": info_mask(core.action_masks()),
             "agent_seat": core.agent_seat.astype(np.int64),
             "dealer": core.engine.dealer.astype(np.int64),
         }

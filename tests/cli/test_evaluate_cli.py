@@ -26,6 +26,7 @@ def test_cli_pair_writes_json(tmp_path, capsys):
     assert code == 0
     assert "series won" in capsys.readouterr().out
     data = json.loads(out.read_text())
+    assert data.pop("provenance")["seeds"]["seed"] == 1  # the one block beside the results
     check_pair_schema(data)
     assert data["name_a"] == "simple" and data["n_series"] == 3
 
@@ -37,7 +38,7 @@ def test_cli_league_writes_json(tmp_path, capsys):
     assert cli.main([*args, "--duplicate", "--no-progress"]) == 0
     assert "Ratings" in capsys.readouterr().out
     data = json.loads(out.read_text())
-    assert set(data) == LEAGUE_KEYS
+    assert set(data) == {*LEAGUE_KEYS, "provenance"}
     assert len(data["pairs"]) == 3
     for pair in data["pairs"]:
         check_pair_schema(pair)
@@ -123,9 +124,7 @@ def test_cli_rules_play_the_series_under_them_and_are_recorded(tmp_path, capsys)
     """``--rules undercut_bonus=25`` plays every pair (pair, --against, --workers) under them."""
     out = tmp_path / "r.json"
     args = ["simple", "random", "--series", "4", "--seed", "2", "--no-progress"]
-    assert (
-        cli.main([*args, "--rules", "undercut_bonus=25", "knock_limit=10", "--json", str(out)]) == 0
-    )
+    assert cli.main([*args, "--rules", "undercut_bonus=25,knock_limit=10", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     assert data["rules"]["undercut_bonus"] == 25 and data["rules"]["knock_limit"] == 10
     again = tmp_path / "w.json"

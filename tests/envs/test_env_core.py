@@ -90,8 +90,11 @@ def test_batched_envs_refuse_an_unknown_render_mode(env_class: str) -> None:
     from hgin_env.envs import pettingzoo_env
 
     cls = getattr(pettingzoo_env if env_class == "raw_env" else envs, env_class)
-    with pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'human'\]"):
-        cls(render_mode="rgb_array")
+    modes = (
+        r"\['ansi', 'human', 'rgb_array'\]" if env_class == "raw_env" else r"\['ansi', 'human'\]"
+    )
+    with pytest.raises(ValueError, match=f"render_mode must be one of {modes}"):
+        cls(render_mode="depth_array")
 
 
 def test_constructor_keywords_map_onto_the_configs():
@@ -488,15 +491,15 @@ def test_engine_and_envs_import_no_heavy_frameworks():
         "assert 'gymnasium' not in sys.modules and 'torch' not in sys.modules;"
         "import hgin_env.envs, hgin_env.envs.gym_env, hgin_env.envs.vector_env;"
         "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules;"
-        "import gymnasium; env = gymnasium.make('HollywoodGin-v0'); env.reset(seed=0)"
+        "import gymnasium; env = gymnasium.make('HollywoodGin-v1'); env.reset(seed=0)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_make_with_module_prefix_registers_on_import():
-    """gymnasium.make('hgin_env:HollywoodGin-v0') works in a fresh interpreter."""
+    """gymnasium.make('hgin_env:HollywoodGin-v1') works in a fresh interpreter."""
     code = (
-        "import gymnasium; env = gymnasium.make('hgin_env:HollywoodGin-v0', mode='series');"
+        "import gymnasium; env = gymnasium.make('hgin_env:HollywoodGin-v1', mode='series');"
         "obs, info = env.reset(seed=1); assert info['action_mask'].any()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

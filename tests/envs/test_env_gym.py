@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium env HollywoodGin-v0: checkers, API, rendering, illegal actions."""
+"""The single-agent Gymnasium env HollywoodGin-v1: checkers, API, rendering, illegal actions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import hgin_env.envs  # noqa: F401  (registers HollywoodGin-v0)
+import hgin_env.envs  # noqa: F401  (registers HollywoodGin-v1)
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
@@ -28,7 +28,7 @@ def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
 @pytest.mark.parametrize("mode", ["hand", "series"])
 def test_gymnasium_check_env_passes(mode):
     """Gymnasium's check_env (made through gym.make, render modes included) passes."""
-    env = gym.make("HollywoodGin-v0", mode=mode, illegal_action="penalize", render_mode="ansi")
+    env = gym.make("HollywoodGin-v1", mode=mode, illegal_action="penalize", render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gym_check_env(env.unwrapped, skip_render_check=False)
@@ -44,12 +44,12 @@ def test_sb3_check_env_passes(mode):
 
 def test_spaces_and_first_observation():
     """Discrete(107) actions, float32[OBS_DIM] observations in the space, a non-empty mask."""
-    env = gym.make("HollywoodGin-v0")
+    env = gym.make("HollywoodGin-v1")
     obs, info = env.reset(seed=3)
     assert env.action_space == gym.spaces.Discrete(N_ACTIONS)
     assert env.observation_space.shape == (OBS_DIM,) and obs.dtype == np.float32
     assert env.observation_space.contains(obs)
-    assert info["action_mask"].dtype == bool and info["action_mask"].any()
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].any()
     np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"])
 
 
@@ -57,7 +57,7 @@ def test_make_vec_builds_the_batched_vector_env():
     """gym.make_vec uses the registered vector entry point (one engine, N games)."""
     from hgin_env.envs.vector_env import HollywoodGinVectorEnv
 
-    envs = gym.make_vec("HollywoodGin-v0", num_envs=3, mode="series")
+    envs = gym.make_vec("HollywoodGin-v1", num_envs=3, mode="series")
     assert isinstance(envs, HollywoodGinVectorEnv) and envs.num_envs == 3
     obs, info = envs.reset(seed=0)
     assert obs.shape == (3, OBS_DIM) and info["action_mask"].shape == (3, N_ACTIONS)
@@ -157,9 +157,9 @@ def test_render_series_shows_the_score_sheet_and_human_prints(capsys):
 
 
 def test_unknown_render_mode_warns_and_unknown_option_is_rejected():
-    """An unsupported render_mode only warns (SB3's make_vec_env); a bad option raises."""
-    with pytest.warns(UserWarning, match="render_mode 'rgb_array' is not supported"):
-        env = HollywoodGinEnv(render_mode="rgb_array")
+    """An unsupported render_mode only warns; a bad option raises."""
+    with pytest.warns(UserWarning, match="render_mode 'depth_array' is not supported"):
+        env = HollywoodGinEnv(render_mode="depth_array")
     env.reset(seed=0)
     with pytest.warns(UserWarning):
         assert env.render() is None
@@ -167,14 +167,12 @@ def test_unknown_render_mode_warns_and_unknown_option_is_rejected():
         HollywoodGinEnv(reward_scael=3)
 
 
-@pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array'")
-@pytest.mark.filterwarnings("ignore:.*render_mode 'rgb_array' is not supported")
 def test_sb3_make_vec_env_masks_on_registered_env():
-    """SB3's make_vec_env builds HollywoodGin-v0 copies whose masks MaskablePPO can read."""
+    """SB3's make_vec_env builds HollywoodGin-v1 copies whose masks MaskablePPO can read."""
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.env_util import make_vec_env
 
-    vec = make_vec_env("HollywoodGin-v0", n_envs=2, seed=0, env_kwargs={"mode": "series"})
+    vec = make_vec_env("HollywoodGin-v1", n_envs=2, seed=0, env_kwargs={"mode": "series"})
     vec.reset()
     masks = get_action_masks(vec)
     assert masks.shape == (2, N_ACTIONS) and masks.any(axis=1).all()

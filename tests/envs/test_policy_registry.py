@@ -85,7 +85,7 @@ def test_envs_resolve_the_bots_without_importing_agents_first() -> None:
         assert "agents" not in sys.modules
         vec = HollywoodGinVecEnv(4, opponent="simple", seed=0)
         vec.reset()
-        env = gym.make("HollywoodGin-v0", opponent="expert")
+        env = gym.make("HollywoodGin-v1", opponent="expert")
         env.reset(seed=0)
         print(json.dumps({"vec": type(vec.core.opponent).__name__,
                           "gym": type(env.unwrapped.core.opponent).__name__}))

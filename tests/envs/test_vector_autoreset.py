@@ -12,7 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorWrapper
 from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformObservation
 from helpers.actions import knock_or_legal
 
-import hgin_env.envs  # noqa: F401 - registers HollywoodGin-v0
+import hgin_env.envs  # noqa: F401 - registers HollywoodGin-v1
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.gym_env import HollywoodGinEnv
 from hgin_env.envs.vector_env import HollywoodGinVectorEnv, parse_autoreset_mode
@@ -143,10 +143,10 @@ def test_mode_is_accepted_by_enum_value_or_name_and_bad_names_fail():
 
 def test_make_vec_passes_the_mode():
     """gymnasium.make_vec builds the env with the asked mode, NEXT_STEP by default."""
-    assert gym.make_vec("HollywoodGin-v0", num_envs=2).metadata["autoreset_mode"] == (
+    assert gym.make_vec("HollywoodGin-v1", num_envs=2).metadata["autoreset_mode"] == (
         AutoresetMode.NEXT_STEP
     )
-    envs = gym.make_vec("HollywoodGin-v0", num_envs=2, autoreset_mode="SameStep")
+    envs = gym.make_vec("HollywoodGin-v1", num_envs=2, autoreset_mode="SameStep")
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
 
 
