@@ -180,12 +180,20 @@ def read_spec(folder: Path) -> dict[str, Any]:
         raise PolicyLoadError(f"cannot load model {folder}: {path} is not a JSON object")
     if spec.get("format") == PICKLED_FORMAT:  # flat: the network's fields at the top
         network = {k: v for k, v in spec.items() if k not in ("format", "module_state")}
-        return {**policy_spec(network), "format": PICKLED_FORMAT, "weights": spec["module_state"]}
+        try:
+            converted = policy_spec(network)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise PolicyLoadError(
+                f"cannot load model {folder}: {path} describes no network ({exc})"
+            ) from exc
+        return {**converted, "format": PICKLED_FORMAT, "weights": spec.get("module_state")}
     if spec.get("format") != POLICY_FORMAT:
         raise PolicyLoadError(
             f"cannot load model {folder}: {path} has an unknown format {spec.get('format')!r} "
             f"({POLICY_FORMAT!r} expected)"
         )
+    if not isinstance(spec.get("network"), dict):
+        raise PolicyLoadError(f"cannot load model {folder}: {path} describes no network")
     return spec
 
 
