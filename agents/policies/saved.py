@@ -43,7 +43,6 @@ import json
 import os
 import pickle
 import shutil
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,7 @@ import numpy as np
 
 from agents.policies.networks import build_network, network_spec, play_width
 from agents.policies.sb3_zip import TRUST_ENV, read_sb3_zip, trusted
+from hgin_env import __version__
 from hgin_env.envs.observation import OBS_DIM, OBS_DIMS, layout_version
 from hgin_env.envs.policy import PolicyLoadError
 
@@ -82,7 +82,7 @@ def policy_spec(
     """
     width = int(network["obs_dim"])
     layout = layout_version(width)
-    versions: dict[str, Any] = {"hollywood-gin": _package_version(), "observation_layout": layout}
+    versions: dict[str, Any] = {"hollywood-gin": __version__, "observation_layout": layout}
     if trained_with:
         versions["trained_with"] = trained_with
     return {
@@ -93,13 +93,6 @@ def policy_spec(
         "versions": versions,
         "weights": WEIGHTS_FILE,
     }
-
-
-def _package_version() -> str:
-    try:
-        return metadata.version("hollywood-gin")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def write_policy_files(
