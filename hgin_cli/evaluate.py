@@ -47,6 +47,7 @@ from agents.evaluation.report import (
     results_row,
 )
 from agents.evaluation.transcript import TranscriptRecorder, transcript_paths
+from agents.memory import SERIES_BYTES, check_fits
 from agents.policies.model import PolicyLoadError, load_policy
 from hgin_cli.common import (
     add_list_policies,
@@ -58,6 +59,7 @@ from hgin_cli.common import (
     rules_items,
 )
 from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_cli.trust import add_trust_option, apply_trust
 from hgin_env.envs.spec import parse_rules
 from hgin_env.envs.workers import EnvWorkerError
 
@@ -120,7 +122,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="split the series across Ray workers: a new local cluster, or join ADDRESS "
         "(auto or HOST:PORT); see docs/rllib.md",
     )  # fmt: skip
+    add_trust_option(parser)
     args = parser.parse_args(argv)
+    apply_trust(args)
     args.rules = rules_items(args.rules)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
     if args.ray is not None and args.transcript:
@@ -136,8 +140,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"expected two policies A B (or --league), got {len(args.policies)}")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two policies")
+    if args.league and len(set(args.league)) < len(args.league):
+        twice = next(p for p in args.league if args.league.count(p) > 1)
+        parser.error(f"--league lists {twice!r} twice: each policy plays once per pair")
     if args.series < 1:
         parser.error(f"--series must be >= 1, got {args.series}")
+    try:  # all the series of a pair are one batch in memory (workers split, not shrink, it)
+        check_fits(args.series * (1 + args.duplicate), SERIES_BYTES, "--series")
+    except ValueError as exc:
+        parser.error(f"{exc} series{' (doubled by --duplicate)' if args.duplicate else ''}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.transcript and args.league:
@@ -168,6 +179,10 @@ def check_inputs(args: argparse.Namespace) -> None:
         PolicyLoadError: a policy that cannot be loaded.
     """
     outputs = [args.json] if args.json else []
+    if args.json and args.json.exists() and not args.json.is_file():
+        raise OutputPathError(
+            f"cannot write {args.json}: not a regular file (--json writes a whole file, atomically)"
+        )
     if args.transcript:
         outputs += transcript_paths(args.transcript)
     for path in outputs:
@@ -254,9 +269,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         policies = [*args.policies, *(args.against or []), *(args.league or [])]
         data["provenance"] = run_provenance(args, policies, rules.to_dict())
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    return write_json(args.json, data)
+
+
+def write_json(path: Path | None, data: object) -> int:
+    """Write ``--json`` atomically (a whole file or none); the exit status (2: failed)."""
+    if path is None:
+        return 0
+    from agents.training.checkpoint import atomic_write_text  # the one atomic writer
+
+    try:
+        atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
     return 0
 
 

@@ -38,6 +38,7 @@ from hgin_cli.common import (
     rules_items,
 )
 from hgin_cli.output_paths import OutputPathError, check_writable
+from hgin_cli.trust import add_trust_option, apply_trust
 from hgin_env.engine.keys import MAX_SEED
 from hgin_env.envs.spec import parse_rules
 from hgin_ui.terminal import GameSession, play
@@ -111,6 +112,7 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
         "--models", nargs="+", type=Path, default=[], metavar="DIR",
         help=f"{web}offer the models (*.zip, folders holding model.zip) found under DIR",
     )  # fmt: skip
+    add_trust_option(parser)
     return parser
 
 
@@ -118,6 +120,7 @@ def parse_args(argv: list[str] | None = None, web_only: bool = False) -> argpars
     """Parse and check the command line (``web_only``: ``hgin-web``'s)."""
     parser = build_parser(web_only)
     args = parser.parse_args(argv)
+    apply_trust(args)
     if web_only:
         args.web, args.hands = True, None
     if args.web and args.hands is not None:

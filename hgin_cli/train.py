@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hgin_cli.common import add_version, epilog, help_formatter, policy_error, rules_items
+from hgin_cli.trust import add_trust_option, apply_trust
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -126,7 +127,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     exploit.add_argument("--json", type=Path, metavar="PATH", help="write the result as JSON")
     exploit.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    add_trust_option(parser)
     args = parser.parse_args(argv)
+    apply_trust(args)
     args.rules = rules_items(args.rules)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
     if args.exploit is None:
@@ -241,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C (SIGINT) must reach the trainer as KeyboardInterrupt, which writes a checkpoint,
     # even when a parent shell started us with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    from agents.training.run import by_sigterm, check_name, stop_on_sigterm
+
+    # SIGTERM (timeout, docker stop, Kubernetes, Slurm) takes Ctrl-C's path: a checkpoint,
+    # the resume command, then exit status 143
+    stop_on_sigterm()
     if args.exploit is not None:
         return run_exploit(args)
     from agents.cluster.ray import RayClusterError
@@ -253,8 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume:
             if args.config or args.seed is not None or args.run_name:
                 raise ConfigError("--resume takes the run's saved config; only --set may change it")
+            check_name(Path(args.resume).name or args.resume, "--resume")
             config = None
         else:
+            if args.run_name is not None:
+                check_name(args.run_name, "--run-name")
             config = load_config(args.config, args.overrides, seed=args.seed)
         if args.print_config:
             if config is None:  # the saved config with the --set overrides, as resuming uses it
@@ -289,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
                 None if args.resume else config, run_name=args.run_name, resume=args.resume,
                 overrides=overrides, **kwargs,
             )  # fmt: skip
-            write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
+            if (result.run_dir / "config.yaml").is_file():  # not a run removed at Ctrl-C
+                write_provenance(result.run_dir, sys.argv[1:] if argv is None else argv)
             if wandb_run is not None:
                 attach(wandb_run, result.run_dir, result.final_eval)
     except TrackingError as exc:
@@ -301,11 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     except EnvWorkerError as exc:  # a worker process died; a checkpoint was written
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # before the trainer could handle it (while starting up)
+    except KeyboardInterrupt as exc:  # before the trainer could handle it (while starting up)
         print("\ninterrupted while starting: nothing was trained", file=sys.stderr)
-        return 130
+        return 143 if by_sigterm(exc) else 130
     if result.interrupted:
-        return 130
+        return 143 if result.terminated else 130
     print(f"done: {result.steps:,} steps in {result.seconds:.0f}s ({result.fps:,.0f} steps/s)")
     if result.final_eval:
         scores = ", ".join(

@@ -310,6 +310,36 @@ def format_record(record: dict[str, Any], title: str | None = None) -> str:
     return "\n".join([head, *lines])
 
 
+def _valid_text(record: dict[str, Any]) -> bool:
+    """Whether every text of ``record`` is valid Unicode (no lone UTF-16 surrogate)."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _mended(value: Any) -> Any:
+    """``value`` with each lone surrogate of its texts (keys too) replaced by ``?``."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_mended(k): _mended(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mended(v) for v in value]
+    return value
+
+
+def record_line(record: dict[str, Any]) -> str:
+    """One transcript line for ``record`` (with its newline), always readable back.
+
+    A text that is not valid Unicode (a name of undecodable bytes reaches Python as lone
+    surrogates) is written with ``?`` in their place, so ``read_transcript`` and the web
+    table's replay accept every line a writer wrote.
+    """
+    return json.dumps(record if _valid_text(record) else _mended(record)) + "\n"
+
+
 def read_transcript(path: str | Path) -> list[dict[str, Any]]:
     """Read the records of a JSON Lines transcript (blank lines skipped).
 
@@ -329,7 +359,8 @@ def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[st
     """The records of a JSON Lines transcript's text; ``path`` names it in errors.
 
     Raises:
-        RecordError: a line that is not a JSON object, or a text without any record.
+        RecordError: a line that is not a JSON object (or is nested too deep, or holds a
+            text that is not valid Unicode), or a text without any record.
     """
     records = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -341,8 +372,14 @@ def parse_transcript(text: str, path: str | Path = "transcript") -> list[dict[st
             raise RecordError(f"{path}:{n}: not JSON ({exc})") from exc
         except ValueError as exc:  # Python reads integers of at most 4,300 digits
             raise RecordError(f"{path}: a line holds a number too long") from exc
+        except RecursionError:
+            raise RecordError(f"{path}:{n}: a line is nested too deep") from None
         if not isinstance(rec, dict):
             raise RecordError(f"{path}:{n}: expected a JSON object per line")
+        if not _valid_text(rec):
+            raise RecordError(
+                f"{path}:{n}: a text holds an invalid Unicode escape (a lone surrogate)"
+            )
         records.append(rec)
     if not records:
         raise RecordError(f"{path}: no hand records (the file is empty)")

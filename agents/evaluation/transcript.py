@@ -11,7 +11,6 @@ batch. ``write(path)`` saves the hands as JSON Lines (replayable with
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.series import SeriesEngine, SeriesStep
-from hgin_env.replay import format_record, hand_record
+from hgin_env.replay import format_record, hand_record, record_line
 
 
 def transcript_paths(path: str | Path) -> tuple[Path, Path]:
@@ -113,10 +112,10 @@ class TranscriptRecorder:
         jsonl, txt = transcript_paths(path)
         jsonl.parent.mkdir(parents=True, exist_ok=True)
         records = sorted(self.records, key=lambda r: r["info"].get("series", 0))
-        jsonl.write_text("".join(json.dumps(r) + "\n" for r in records))
+        jsonl.write_text("".join(record_line(r) for r in records), encoding="utf-8")
         texts = [
             format_record(r, f"Hand {k} of {len(records)}, series {r['info'].get('series')}")
             for k, r in enumerate(records, start=1)
         ]
-        txt.write_text("\n\n".join(texts) + "\n")
+        txt.write_text("\n\n".join(texts) + "\n", encoding="utf-8", errors="replace")
         return jsonl, txt

@@ -3,7 +3,7 @@
 - ``model``: ``ModelPolicy`` (a trained network), ``load_policy`` (a name, path or
   policy object -> a policy) and the shipped models ``models/<name>/``;
 - ``saved``: the saved-policy format (a JSON spec, safetensors weights) and its one
-  loader; ``sb3_zip``: a MaskablePPO ``.zip`` read as data, without SB3;
+  loader; ``model_zip``: a MaskablePPO ``.zip`` read as data, without SB3;
 - ``torch_policy``: ``TorchPolicy``, a MaskablePPO network playing in memory (the trainer's
   live model and its self-play snapshots);
 - ``card_layers``, ``rllib_net``: the networks (the card network, the MLP);

@@ -12,7 +12,7 @@ under the name the agents package has always used). It accepts, in this order:
    (either backend's), a MaskablePPO ``.zip`` file, or a directory holding ``model.zip``.
 
 Every model loads through the one loader, ``agents.policies.saved.load_network``: a JSON
-spec and safetensors weights, or a MaskablePPO zip read as data (``sb3_zip``). No
+spec and safetensors weights, or a MaskablePPO zip read as data (``model_zip``). No
 training module, no Stable-Baselines3 and no unpickling is involved. Loading problems
 (missing file, not a zip, corrupt file, wrong observation or action space) raise
 ``PolicyLoadError`` with a one-line message naming the path and the problem; torch is
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.policies.model_zip import MODEL_FILE, trust_folder
 from agents.policies.saved import FINAL_MODEL, POLICY_FILE, load_network, policy_folder
-from agents.policies.sb3_zip import MODEL_FILE
 from agents.shipped import shipped_dir
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import plain_observations
@@ -92,7 +92,13 @@ class ModelPolicy:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the file to load (an env worker process loads the model itself)."""
-        return (ModelPolicy, (self.path, self.name, self.trust))
+        return (_reloaded, (self.path, self.name, self.trust))
+
+
+def _reloaded(path: Path, name: str, trust: bool | None) -> ModelPolicy:
+    """A ``ModelPolicy`` loaded again in another process: trusted, as it was loaded here."""
+    trust_folder(path.parent)
+    return ModelPolicy(path, name, trust)
 
 
 def _display_name(path: Path) -> str:

@@ -31,7 +31,7 @@ A saved policy is a folder holding two files::
 Both training backends write this folder (the SB3 runner's ``final_model/``, the rllib
 backend's ``final_model/``, ``best_model/`` and every checkpoint), and the shipped models
 are such folders. ``load_network`` is the one loader; it also reads a Stable-Baselines3
-``.zip`` through ``agents.policies.sb3_zip`` (no SB3 needed). Files that hold pickled
+``.zip`` through ``agents.policies.model_zip`` (no SB3 needed). Files that hold pickled
 objects (the first rllib format's ``module_state.pkl``) load only when the caller
 trusts them (``trust=True``, or ``HGIN_TRUST_MODEL=1`` in the environment): unpickling a
 file runs the code it names.
@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.policies.model_zip import TRUST_ENV, is_trusted, read_sb3_zip, trusted
 from agents.policies.networks import build_network, network_spec, play_width
-from agents.policies.sb3_zip import TRUST_ENV, read_sb3_zip, trusted
 from hgin_env import __version__
 from hgin_env.envs.observation import OBS_DIM, OBS_DIMS, layout_version
 from hgin_env.envs.policy import PolicyLoadError
@@ -212,7 +212,7 @@ def _pickled_module_state(folder: Path, path: Path, trust: bool | None) -> dict[
     """The first rllib format's weights: an RLlib module state pickled (trusted only)."""
     import torch
 
-    if not trusted(trust):
+    if not is_trusted(path, trust):
         raise PolicyLoadError(
             f"cannot load model {folder}: its weights {path.name} are pickled, and "
             f"unpickling runs the code a file names; set {TRUST_ENV}=1 if you trust it"
@@ -275,7 +275,7 @@ def load_network(path: str | Path, trust: bool | None = None) -> tuple[Any, int,
 
     Args:
         path: a folder holding ``hgin_policy.json`` (or a run folder with ``final_model/``),
-            or a MaskablePPO ``.zip`` (read by ``agents.policies.sb3_zip``, no SB3 needed).
+            or a MaskablePPO ``.zip`` (read by ``agents.policies.model_zip``, no SB3 needed).
         trust: allow pickled weights (default: ``HGIN_TRUST_MODEL``).
 
     Returns:

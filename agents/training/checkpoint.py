@@ -14,6 +14,7 @@ without its JSON, a JSON without its zip) when the run is resumed.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -82,8 +83,16 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
 
     Returns:
         The final path.
+
+    Raises:
+        OSError: ``path`` exists and is not a regular file (a folder, a device such as
+            ``/dev/full``, a FIFO), which a rename would replace; or the write failed.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():  # a device, a FIFO: never replace it
+        raise OSError(
+            errno.EISDIR if path.is_dir() else errno.EINVAL, "not a regular file", str(path)
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     with _interrupt_after():
         fd, tmp = _create_temp(path)
@@ -101,9 +110,14 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
     return path
 
 
+#: the signals that stop a training run as Ctrl-C does (SIGTERM: ``timeout``, ``docker
+#: stop``, Kubernetes and Slurm send it before SIGKILL)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def _interrupt_after() -> Iterator[None]:
-    """Hold a SIGINT that arrives inside the block until the block has finished.
+    """Hold a SIGINT or SIGTERM that arrives inside the block until the block has finished.
 
     A Ctrl-C inside ``torch.save`` breaks its zip writer mid-file (a ``RuntimeError``, not
     a ``KeyboardInterrupt``), so the interrupted run would lose the checkpoint it was
@@ -113,17 +127,25 @@ def _interrupt_after() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held: list[Any] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    held: list[tuple[int, Any]] = []
+    previous = {
+        signum: signal.signal(signum, lambda signum, frame: held.append((signum, frame)))
+        for signum in STOP_SIGNALS
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
     if held:
-        if callable(previous):
-            previous(signal.SIGINT, held[0])
-        elif previous == signal.SIG_DFL:
-            raise KeyboardInterrupt
+        got, frame = held[0]
+        handler = previous[signal.Signals(got)]
+        if callable(handler):
+            handler(got, frame)
+        elif handler == signal.SIG_DFL:
+            if got == signal.SIGINT:
+                raise KeyboardInterrupt
+            signal.raise_signal(got)  # SIGTERM's default: the process ends
 
 
 def _create_temp(path: Path) -> tuple[int, Path]:

@@ -33,16 +33,40 @@ from typing import Any, Literal
 
 import yaml
 
+from agents.memory import check_fits
 from agents.policies.model import MODELS_DIR, policy_problem
 from agents.shipped import shipped_dir
-from agents.training.schema import ConfigError, from_mapping, set_dotted, to_plain
+from agents.training.schema import ConfigError, from_mapping, set_dotted, shown, to_plain
+from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.config import EnvConfig, rules_mix
+from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 
 #: the named configs: ``configs/<name>.yaml`` (the checkout's or the wheel's)
 CONFIGS_DIR = shipped_dir("configs")
 #: the config ``python train.py`` runs when given none
 DEFAULT_CONFIG = CONFIGS_DIR / "default.yaml"
+
+#: the deepest nesting of mappings and lists a config (or a ``--set`` value) may hold
+YAML_MAX_DEPTH = 64
+#: the most values (scalars, lists, mappings) a config may expand to, each alias counting
+#: the values of what it repeats: a "billion laughs" of nested aliases is refused here
+YAML_MAX_VALUES = 20_000
+
+#: the longest experiment name in bytes: ``<experiment>__<seed>__<time>`` (seed up to 20
+#: digits, time 15 characters) must fit a folder name's 255 bytes
+MAX_EXPERIMENT_BYTES = 200
+
+
+def game_bytes(n_steps: int) -> int:
+    """Estimated bytes of memory one training game holds at ``n_steps`` steps per rollout.
+
+    The rollout buffer's rows (observation with the privileged block, action mask and
+    eight scalars, float32 each) plus 16 KiB for the game itself (engine, env and
+    opponent state, the observation copies of a step).
+    """
+    return n_steps * 4 * (OBS_DIM + PRIVILEGED_DIM + N_ACTIONS + 8) + 16 * 1024
+
 
 #: metrics ``eval.best_metric`` may name (each averaged over the eval opponents)
 EVAL_METRICS = ("hand_win_rate", "series_win_rate", "points_per_hand")
@@ -266,6 +290,10 @@ class PPOConfig:
     def __post_init__(self) -> None:
         _positive(self, "n_envs", "n_steps", "batch_size", "n_epochs", "torch_threads")
         _positive(self, "env_workers")
+        try:  # before any array of n_envs games is made
+            check_fits(self.n_envs, game_bytes(self.n_steps), "ppo.n_envs")
+        except ValueError as exc:
+            raise ConfigError(f"{exc} games at ppo.n_steps {self.n_steps}") from None
         if self.n_envs % self.env_workers:
             raise ConfigError(
                 f"ppo.n_envs ({self.n_envs}) must be divisible by ppo.env_workers "
@@ -436,7 +464,17 @@ class TrainConfig:
             raise ConfigError(f"seed must be >= 0, got {self.seed}")
         if not self.experiment or "/" in self.experiment or "__" in self.experiment:
             raise ConfigError(
-                f"experiment must be a non-empty name without '/' or '__', got {self.experiment!r}"
+                "experiment must be a non-empty name without '/' or '__', got "
+                f"{shown(self.experiment)}"
+            )
+        try:
+            size = len(self.experiment.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ConfigError("experiment must be valid UTF-8 text") from None
+        if size > MAX_EXPERIMENT_BYTES:
+            raise ConfigError(
+                f"experiment is {size} bytes long; it is at most {MAX_EXPERIMENT_BYTES} bytes "
+                "(the run folder adds __<seed>__<time>, and a folder name is at most 255)"
             )
         if self.env.privileged and self.ppo.policy != "cards":
             raise ConfigError(
@@ -507,6 +545,93 @@ _SECTIONS = {
 }
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with the nesting depth and the expanded size bounded.
+
+    The size counts every value once per place it appears, an alias counting all the
+    values of the node it repeats, so the nested aliases of a "billion laughs" are
+    refused before anything copies them out. An alias inside the node it names (a
+    recursive structure) is refused too.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._values = 0
+        self._sizes: dict[int, int] = {}  # id(node) -> values it expands to
+        self._open: set[str] = set()  # anchors of the nodes being composed
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: D102 - PyYAML's hook
+        event = self.peek_event()
+        anchor = event.anchor
+        if isinstance(event, yaml.AliasEvent):
+            if anchor in self._open:
+                raise _limit(f"the alias *{anchor} repeats a value that holds it")
+            node = super().compose_node(parent, index)
+            self._add(self._size(node))
+            return node
+        self._depth += 1
+        if self._depth > YAML_MAX_DEPTH:
+            raise _limit(f"it is nested over {YAML_MAX_DEPTH} levels deep")
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor or "")
+        self._add(1)
+        return node
+
+    def _add(self, values: int) -> None:
+        self._values += values
+        if self._values > YAML_MAX_VALUES:
+            raise _limit(
+                f"it expands to over {YAML_MAX_VALUES:,} values (aliases count what they repeat)"
+            )
+
+    def _size(self, node: Any) -> int:
+        """The values ``node`` expands to (memoised: each node is counted once here)."""
+        known = self._sizes.get(id(node))
+        if known is not None:
+            return known
+        size = 1
+        if isinstance(node, yaml.SequenceNode):
+            size += sum(self._size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            size += sum(self._size(k) + self._size(v) for k, v in node.value)
+        self._sizes[id(node)] = size
+        return size
+
+
+class _YamlLimitError(yaml.YAMLError):
+    """A YAML document past ``YAML_MAX_DEPTH`` or ``YAML_MAX_VALUES``."""
+
+
+def _limit(reason: str) -> _YamlLimitError:
+    return _YamlLimitError(f"refused: {reason}")
+
+
+def _one_line(exc: Exception) -> str:
+    """PyYAML's message (several lines, with a snippet of the text) on one bounded line."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def safe_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with the nesting depth and the alias expansion bounded.
+
+    Raises:
+        yaml.YAMLError: not YAML, or past ``YAML_MAX_DEPTH`` / ``YAML_MAX_VALUES`` (the
+            message says which).
+    """
+    loader = _BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def parse_override(text: str) -> tuple[str, Any]:
     """Split ``"ppo.learning_rate=1e-4"`` into the dotted key and the YAML-parsed value.
 
@@ -516,11 +641,17 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise ConfigError(f"--set expects key=value (like ppo.learning_rate=1e-4), got {text!r}")
+        raise ConfigError(
+            f"--set expects key=value (like ppo.learning_rate=1e-4), got {shown(text)}"
+        )
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = safe_yaml(raw) if raw.strip() else None
+    except _YamlLimitError as exc:
+        raise ConfigError(f"--set {shown(key)}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"--set {key}: cannot parse value {raw!r} ({exc})") from exc
+        raise ConfigError(
+            f"--set {shown(key)}: cannot parse value {shown(raw)} ({_one_line(exc)})"
+        ) from None
     return key, value
 
 
@@ -535,17 +666,19 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError("no such config file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_yaml(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"not a YAML text file (not UTF-8: {exc.reason})") from exc
     except OSError as exc:
         raise ConfigError(f"cannot read it ({exc.strerror or exc})") from exc
+    except _YamlLimitError as exc:
+        raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}") from exc
+        raise ConfigError(f"not valid YAML: {_one_line(exc)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"a config file must hold a mapping of fields, got {data!r}")
+        raise ConfigError(f"a config file must hold a mapping of fields, got {shown(data)}")
     return data
 
 

@@ -10,8 +10,15 @@ backend:
 - the final evaluation (unless one already ran at the last step), a checkpoint (unless
   one was written at it) and the final model;
 - Ctrl-C while training writes a checkpoint and prints the command that resumes it;
+  SIGTERM does the same once ``stop_on_sigterm`` has made it raise ``Terminated`` (a
+  ``KeyboardInterrupt``; ``train.py`` does, and exits with 143);
 - Ctrl-C before training (``start``) leaves a new run with no checkpoint no folder, so
   the same command starts it again.
+
+A run folder has one writer: ``open_run`` takes an exclusive OS file lock on its
+``train.lock`` (``fcntl.flock``), held until ``start`` returns; a second process that
+opens the folder (a second ``--resume``) is refused with the PID of the holder. The
+operating system drops the lock when its process dies, so a killed run never blocks.
 
 What each backend writes in the folder is in its module's docstring
 (``agents.training.sb3.runner``, ``agents.training.rllib.backend``).
@@ -19,13 +26,23 @@ What each backend writes in the folder is in its module's docstring
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock (fcntl is POSIX)
+    fcntl = None  # type: ignore[assignment]
+
+from agents.policies.model_zip import trust_folder
 from agents.training.checkpoint import (
     CheckpointError,
     TrainState,
@@ -35,6 +52,7 @@ from agents.training.checkpoint import (
     read_state,
 )
 from agents.training.config import ConfigError, TrainConfig, load_config
+from agents.training.schema import shown
 from agents.training.tb_record import truncate_events
 
 #: fields a resumed run may not change (the network's shape lives in the checkpoint)
@@ -47,6 +65,80 @@ FROZEN_ON_RESUME = (
     "activation",
     "ortho_init",
 )
+#: the run folder's lock file (``fcntl.flock``; holds the PID of the process holding it)
+LOCK_FILE = "train.lock"
+#: the longest file name, in bytes, of the common file systems (ext4, XFS, btrfs, APFS)
+NAME_MAX = 255
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt``, so both end a run alike."""
+
+
+#: SIGTERMs received (Ray turns an exception raised by a signal handler during its blocking
+#: calls into a plain ``KeyboardInterrupt``, so the type alone does not tell)
+_SIGTERMS: list[int] = []
+
+
+def by_sigterm(exc: BaseException) -> bool:
+    """Whether the interrupt ``exc`` came from SIGTERM (``stop_on_sigterm``'s handler)."""
+    return isinstance(exc, Terminated) or bool(_SIGTERMS)
+
+
+def stop_on_sigterm() -> None:
+    """Make SIGTERM raise ``Terminated`` in the main thread (as SIGINT raises Ctrl-C's).
+
+    ``train.py`` calls it: a run stopped by ``timeout``, ``docker stop``, Kubernetes or
+    Slurm (SIGTERM, then SIGKILL after a grace period) writes its checkpoint first.
+    """
+
+    def terminated(signum: int, frame: object) -> None:
+        _SIGTERMS.append(signum)
+        raise Terminated(f"stopped by {signal.Signals(signum).name}")
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
+class RunLock:
+    """An exclusive lock on a run folder: ``fcntl.flock`` on its ``train.lock``.
+
+    Args:
+        run_dir: the run folder (it exists).
+
+    Raises:
+        ConfigError: another process holds the lock (the message names its PID).
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / LOCK_FILE
+        self._file: IO[str] | None = None
+        if fcntl is None:
+            return
+        try:
+            file = open(self.path, "a+")  # noqa: SIM115 - held open until release()
+        except OSError as exc:
+            raise ConfigError(f"cannot lock {run_dir}: {exc.strerror or exc}") from exc
+        try:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            file.seek(0)
+            holder = file.read(32).strip() or "unknown"
+            file.close()
+            raise ConfigError(
+                f"{run_dir} is in use by another training process (pid {holder}): a run "
+                "folder has one writer; wait for it to end or stop it first"
+            ) from None
+        file.seek(0)
+        file.truncate()
+        file.write(f"{os.getpid()}\n")
+        file.flush()
+        self._file = file
+
+    def release(self) -> None:
+        """Drop the lock (the file stays; closing it unlocks)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 @dataclass
@@ -60,6 +152,7 @@ class TrainResult:
         fps: environment steps per second of this session (evaluations included).
         seconds: wall time of this session.
         final_eval: the last evaluation entry (None if none ran).
+        terminated: stopped by SIGTERM (``Terminated``), not Ctrl-C.
     """
 
     run_dir: Path
@@ -68,6 +161,7 @@ class TrainResult:
     fps: float
     seconds: float
     final_eval: dict[str, Any] | None
+    terminated: bool = False
 
 
 @dataclass
@@ -78,6 +172,7 @@ class RunStart:
     run_dir: Path
     checkpoint: Path | None
     state: TrainState
+    lock: RunLock | None = None
 
 
 class Session(Protocol):
@@ -126,12 +221,13 @@ def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
             the name is not a plain folder name (a path separator, ``..``), or the folder
             cannot be created (the message names it and the reason).
     """
-    if run_name is not None and (
-        not run_name or "/" in run_name or "\\" in run_name or run_name in (".", "..")
-    ):
-        raise ConfigError(
-            f"--run-name must be a plain folder name (no '/', '\\' or '..'), got {run_name!r}"
-        )
+    if run_name is not None:
+        if not run_name or "/" in run_name or "\\" in run_name or run_name in (".", ".."):
+            raise ConfigError(
+                "--run-name must be a plain folder name (no '/', '\\' or '..'), got "
+                f"{shown(run_name)}"
+            )
+        check_name(run_name, "--run-name")
     name = run_name or f"{config.experiment}__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = Path(config.runs_dir) / name
     if run_dir.is_dir() and any(run_dir.iterdir()):
@@ -153,6 +249,22 @@ def make_run_dir(config: TrainConfig, run_name: str | None = None) -> Path:
     except OSError as exc:
         raise ConfigError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from exc
     return run_dir
+
+
+def check_name(name: str, what: str) -> None:
+    """Refuse a folder name that is empty, not valid UTF-8 or over ``NAME_MAX`` bytes.
+
+    Raises:
+        ConfigError: naming ``what`` and the reason (an invalid name is not repeated).
+    """
+    if not name:
+        raise ConfigError(f"{what} must not be empty")
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # bytes that are not UTF-8 reach Python as lone surrogates
+        raise ConfigError(f"{what} must be valid UTF-8 text") from None
+    if size > NAME_MAX:
+        raise ConfigError(f"{what} is {size} bytes long; a folder name is at most {NAME_MAX} bytes")
 
 
 def load_run_config(run_dir: Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
@@ -201,27 +313,40 @@ def open_run(
     if resume is None:
         config = config or load_config()
         check(config)
-        return RunStart(config, make_run_dir(config, run_name), None, TrainState())
+        run_dir = make_run_dir(config, run_name)
+        return RunStart(config, run_dir, None, TrainState(), RunLock(run_dir))
     run_dir = Path(resume)
     config = load_run_config(run_dir, overrides)
     check(config)
-    for path in clean_run_folder(run_dir):
-        print(f"removed {path} (left by a stopped session)")
-    checkpoint = latest_checkpoint(run_dir / "checkpoints")
-    state = read_state(checkpoint)
-    truncate_events(run_dir / "tb", state.steps)  # what a killed session logged past it
-    return RunStart(config, run_dir, checkpoint, state)
+    lock = RunLock(run_dir)  # before anything in the folder changes
+    try:
+        for path in clean_run_folder(run_dir):
+            print(f"removed {path} (left by a stopped session)")
+        checkpoint = latest_checkpoint(run_dir / "checkpoints")
+        state = read_state(checkpoint)
+        truncate_events(run_dir / "tb", state.steps)  # what a killed session logged past it
+    except BaseException:
+        lock.release()
+        raise
+    return RunStart(config, run_dir, checkpoint, state, lock)
 
 
 def start(run: RunStart, body: Callable[[RunStart], TrainResult]) -> TrainResult:
     """``body(run)``, in which the backend builds its session and drives it.
 
-    Ctrl-C before the session trains ends the run here (``interrupted_early``).
+    Ctrl-C (or SIGTERM) before the session trains ends the run here
+    (``interrupted_early``). The run folder's lock is released however it ends.
     """
+    trust_folder(run.run_dir)  # its checkpoints and snapshots are this run's own files
     try:
         return body(run)
-    except KeyboardInterrupt:  # before the training loop, which handles its own
-        return interrupted_early(run)
+    except KeyboardInterrupt as exc:  # before the training loop, which handles its own
+        result = interrupted_early(run)
+        result.terminated = by_sigterm(exc)
+        return result
+    finally:
+        if run.lock is not None:
+            run.lock.release()
 
 
 def interrupted_early(run: RunStart) -> TrainResult:
@@ -241,30 +366,57 @@ def interrupted_early(run: RunStart) -> TrainResult:
 def drive(session: Session) -> TrainResult:
     """Train a session to the end, then its final evaluation, checkpoint and model.
 
-    Ctrl-C while it trains (or evaluates at the end) writes a checkpoint and prints the
-    command that continues the run. ``session.close()`` runs however it ends.
+    Ctrl-C (or SIGTERM, see ``stop_on_sigterm``) while it trains or evaluates at the end
+    writes a checkpoint and prints the command that continues the run; a second signal
+    while that checkpoint is written is ignored. ``session.close()`` runs however it
+    ends.
+
+    The final evaluation runs once per step: when the history already ends at this step
+    (a stopped session evaluated it, then was killed before its checkpoint recorded it),
+    that entry is the final one, and it is not logged a second time.
     """
     start_time, steps0 = time.perf_counter(), session.steps
-    interrupted, final_eval, seconds = False, None, 0.0
+    interrupted, terminated, final_eval, seconds = False, False, None, 0.0
     try:
         session.learn()
         seconds = time.perf_counter() - start_time
-        if session.state.last_eval_steps != session.steps or not session.history:
-            final_eval = session.run_evaluation()
+        history = session.history
+        if history and history[-1].get("steps") == session.steps:
+            final_eval = history[-1]
+            session.state.last_eval_steps = session.steps
         else:
-            final_eval = session.history[-1]
+            final_eval = session.run_evaluation()
         if session.state.last_checkpoint_steps != session.steps:
             session.checkpoint()
         session.save_final()
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as exc:
+        interrupted, terminated = True, by_sigterm(exc)
         seconds = seconds or time.perf_counter() - start_time
-        path = session.checkpoint()
+        with _ignoring_stop_signals():
+            path = session.checkpoint()
+        how = "terminated (SIGTERM)" if terminated else "interrupted"
         print(
-            f"\ninterrupted at step {session.steps:,}: checkpoint {path} written.\n"
-            f"continue with: {session.resume_command} {session.run_dir}"
+            f"\n{how} at step {session.steps:,}: checkpoint {path} written.\n"
+            f"continue with: {session.resume_command} {session.run_dir}",
+            flush=True,
         )
     finally:
         session.close()
     fps = (session.steps - steps0) / seconds if seconds > 0 else 0.0
-    return TrainResult(session.run_dir, session.steps, interrupted, fps, seconds, final_eval)
+    return TrainResult(
+        session.run_dir, session.steps, interrupted, fps, seconds, final_eval, terminated
+    )
+
+
+@contextlib.contextmanager
+def _ignoring_stop_signals() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM inside the block (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

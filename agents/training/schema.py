@@ -21,6 +21,7 @@ import dataclasses
 import difflib
 import enum
 import math
+import reprlib
 import types
 import typing
 from collections.abc import Mapping
@@ -50,7 +51,7 @@ def from_mapping(cls: type[T], data: Mapping[str, Any] | None, path: str = "") -
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {data!r}")
+        raise ConfigError(f"{path or 'the config'} must be a mapping of fields, got {shown(data)}")
     fields = {f.name: f for f in dataclasses.fields(cast(Any, cls)) if f.init}
     hints = typing.get_type_hints(cls)
     for key in data:
@@ -112,6 +113,16 @@ def _unknown_message(key: str, known: list[str], path: str) -> str:
 _TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
 
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxtuple = 3, 6, 6, 6
+_SHOWN.maxstring = _SHOWN.maxother = _SHOWN.maxlong = 60
+
+
+def shown(value: Any) -> str:
+    """A short ``repr`` of a value for a message: never longer than a line, however big."""
+    return _SHOWN.repr(value)
+
+
 def _coerce(value: Any, tp: Any, path: str) -> Any:
     """Check (and gently convert) one value against a type hint."""
     origin = typing.get_origin(tp)
@@ -129,28 +140,30 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
                 return _coerce(value, arg, path)
             except ConfigError as exc:
                 errors.append(str(exc))
-        raise ConfigError(errors[0] if len(errors) == 1 else f"{path}: {value!r} fits none of {tp}")
+        raise ConfigError(
+            errors[0] if len(errors) == 1 else f"{path}: {shown(value)} fits none of {tp}"
+        )
     if origin is Literal:
         if value not in args:
             choices = ", ".join(repr(a) for a in args)
-            raise ConfigError(f"{path} must be one of {choices}, got {value!r}")
+            raise ConfigError(f"{path} must be one of {choices}, got {shown(value)}")
         return value
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _coerce_enum(value, tp, path)
     if origin in (tuple, list):
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{path} must be a list, got {value!r}")
+            raise ConfigError(f"{path} must be a list, got {shown(value)}")
         item = args[0] if args else Any
         items = [_coerce(v, item, f"{path}[{i}]") for i, v in enumerate(value)]
         return tuple(items) if origin is tuple else items
     if origin in (dict, Mapping) or tp is dict:
         if not isinstance(value, Mapping):
-            raise ConfigError(f"{path} must be a mapping, got {value!r}")
+            raise ConfigError(f"{path} must be a mapping, got {shown(value)}")
         item = args[1] if len(args) == 2 else Any
         return {str(k): _coerce(v, item, f"{path}.{k}") for k, v in value.items()}
     if tp is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{path} must be {_TYPE_WORDS[bool]}, got {value!r}")
+            raise ConfigError(f"{path} must be {_TYPE_WORDS[bool]}, got {shown(value)}")
         return value
     if tp is int:
         return _coerce_int(value, path)
@@ -158,30 +171,30 @@ def _coerce(value: Any, tp: Any, path: str) -> Any:
         return _coerce_float(value, path)
     if tp is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{path} must be {_TYPE_WORDS[str]}, got {value!r}")
+            raise ConfigError(f"{path} must be {_TYPE_WORDS[str]}, got {shown(value)}")
         return value
     return value  # Any, or a type this loader does not police
 
 
 def _coerce_int(value: Any, path: str) -> int:
     if isinstance(value, bool):
-        raise ConfigError(f"{path} must be an integer, got {value!r}")
+        raise ConfigError(f"{path} must be an integer, got {shown(value)}")
     if isinstance(value, int):
         return value
     number = _as_number(value)
     if number is not None and float(number).is_integer():
         return int(number)
-    raise ConfigError(f"{path} must be an integer, got {value!r}")
+    raise ConfigError(f"{path} must be an integer, got {shown(value)}")
 
 
 def _coerce_float(value: Any, path: str) -> float:
     if isinstance(value, bool):
-        raise ConfigError(f"{path} must be a number, got {value!r}")
+        raise ConfigError(f"{path} must be a number, got {shown(value)}")
     number = _as_number(value)
     if number is None:
-        raise ConfigError(f"{path} must be a number, got {value!r}")
+        raise ConfigError(f"{path} must be a number, got {shown(value)}")
     if not math.isfinite(number):
-        raise ConfigError(f"{path} must be a finite number, got {value!r}")
+        raise ConfigError(f"{path} must be a finite number, got {shown(value)}")
     return float(number)
 
 
@@ -205,4 +218,4 @@ def _coerce_enum(value: Any, tp: type[enum.Enum], path: str) -> enum.Enum:
         ):
             return member
     names = ", ".join(m.name.lower() for m in tp)
-    raise ConfigError(f"{path} must be one of {names}, got {value!r}")
+    raise ConfigError(f"{path} must be one of {names}, got {shown(value)}")

@@ -118,7 +118,19 @@ class HollywoodGinVecEnv(VecEnv):
         return self._core.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Store the actions for ``step_wait`` (with workers: start the step in them)."""
+        """Store the actions for ``step_wait`` (with workers: start the step in them).
+
+        Raises:
+            ValueError: ``actions`` is not shaped ``(num_envs,)`` or ``(num_envs, 1)``
+                (one action per game; the message names the shape given).
+        """
+        shape = np.shape(actions)
+        if shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise ValueError(
+                f"expected one action per game, shaped ({self.num_envs},) or "
+                f"({self.num_envs}, 1), got shape {shape}"
+            )
+        actions = np.reshape(actions, (self.num_envs,))
         if self._pool is not None:
             self._pool.step_async(actions)
             self._actions = np.zeros(0)

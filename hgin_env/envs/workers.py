@@ -31,12 +31,15 @@ deadlock the child, and the child would inherit the trainer's memory and pipe en
 modules (and torch and SB3 when the trainer has them), so a worker starts in well under
 a second; ``spawn`` works the same, slower.
 
-Lifetime: workers ignore SIGINT (Ctrl-C reaches the trainer, which writes its checkpoint
-and closes them) and die with their parent: ``PR_SET_PDEATHSIG`` (Linux), an EOF on the
+Lifetime: workers ignore SIGINT and SIGTERM (Ctrl-C, or a SIGTERM sent to the whole
+process group by ``timeout`` or Slurm, is the trainer's to handle: it writes its
+checkpoint and closes them) and die with their parent: ``PR_SET_PDEATHSIG`` (Linux), an EOF on the
 command pipe, and the daemon flag (ended at interpreter exit) each end them, so neither an
 exception, SIGTERM nor SIGKILL of the trainer leaves a worker behind. A worker that dies
-or fails raises ``EnvWorkerError`` naming its index, pid and exit code; the workers are
-then unusable (``close`` them).
+or fails raises ``EnvWorkerError`` naming its index, pid and exit code, and so does one
+that does not answer within ``reply_timeout`` seconds (a frozen worker, e.g. stopped by
+SIGSTOP; default ``REPLY_TIMEOUT``, or the ``HGIN_WORKER_TIMEOUT`` environment
+variable); the workers are then unusable (``close`` them).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import time
 import traceback
 import weakref
 from collections.abc import Callable, Sequence
@@ -83,6 +87,29 @@ RESULT_FIELDS = StepResult.per_game_dtypes()
 _PR_SET_PDEATHSIG = 1
 #: seconds ``close`` waits for a worker to exit before terminating it
 CLOSE_TIMEOUT = 5.0
+#: seconds a worker may take to answer one command before it counts as stuck (generous:
+#: a step of a few thousand games against a model takes well under a second)
+REPLY_TIMEOUT = 60.0
+#: the environment variable that sets the default reply timeout (seconds)
+REPLY_TIMEOUT_ENV = "HGIN_WORKER_TIMEOUT"
+
+
+def reply_timeout() -> float:
+    """The default reply timeout: ``$HGIN_WORKER_TIMEOUT`` seconds, else ``REPLY_TIMEOUT``.
+
+    Raises:
+        ValueError: the variable is set but not a positive number.
+    """
+    text = os.environ.get(REPLY_TIMEOUT_ENV, "").strip()
+    if not text:
+        return REPLY_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{REPLY_TIMEOUT_ENV} must be a positive number of seconds, got {text!r}")
+    return value
 
 
 class EnvWorkerError(RuntimeError):
@@ -165,9 +192,11 @@ class EnvWorkers:
         config: the environment options.
         rules: the rules options.
         seed: as for ``GinCore``: an int (game i uses ``seed + i``), uint64[n] seeds, or None.
+        timeout: seconds a worker may take to answer a command (None: ``reply_timeout()``);
+            a worker silent for longer raises ``EnvWorkerError``, as a dead one does.
 
     Raises:
-        ValueError: a bad ``workers`` count.
+        ValueError: a bad ``workers`` count or timeout.
         EnvWorkerError: a worker that fails to start (its error is in the message).
     """
 
@@ -179,8 +208,12 @@ class EnvWorkers:
         config: EnvConfig,
         rules: RulesConfig,
         seed: int | np.ndarray | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.n, self.k = int(n), check_workers(workers, n)
+        self.timeout = reply_timeout() if timeout is None else float(timeout)
+        if not self.timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
         self.per = self.n // self.k
         self.config = config
         self._procs: list[Any] = []
@@ -368,10 +401,15 @@ class EnvWorkers:
         pending = {self._conns[k]: k for k in ks}
         results: dict[int, Any] = {}
         failures: dict[int, BaseException] = {}
+        deadline = time.monotonic() + self.timeout
         try:
             while pending:
                 sentinels = {self._procs[k].sentinel: k for k in pending.values()}
-                for ready in connection.wait([*pending, *sentinels]):
+                left = deadline - time.monotonic()
+                found = connection.wait([*pending, *sentinels], timeout=max(left, 0.0))
+                if not found:
+                    raise self._died(min(pending.values()), stuck=True)
+                for ready in found:
                     if isinstance(ready, int):  # a process sentinel (the pipes are objects)
                         k = sentinels[ready]
                         if self._conns[k] in pending and not self._conns[k].poll():
@@ -397,11 +435,13 @@ class EnvWorkers:
             raise failure
         return [results[k] for k in ks]
 
-    def _died(self, k: int) -> EnvWorkerError:
+    def _died(self, k: int, stuck: bool = False) -> EnvWorkerError:
         proc = self._procs[k]
-        proc.join(timeout=1.0)
+        proc.join(timeout=0.0 if stuck else 1.0)
         code = proc.exitcode
         how = "is not responding" if code is None else f"died with exit code {code}"
+        if stuck and code is None:
+            how = f"did not answer within {self.timeout:g} s (frozen or stuck)"
         if code is not None and code < 0:
             how += f" (killed by {signal.Signals(-code).name})"
         self._broken = f"env worker {k} (pid {proc.pid}) {how}"
@@ -523,6 +563,7 @@ def _worker_main(
     """
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so is SIGTERM (it closes the workers)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"  # one core per worker (before a model opponent loads torch)
     shm = None

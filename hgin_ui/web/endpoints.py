@@ -81,6 +81,16 @@ class WebState:
         except StoreFullError as exc:
             raise ApiError(503, str(exc)) from exc
 
+    def answer(self, game: Table, view: Callable[[Any], dict[str, Any]]) -> JSONResponse:
+        """The reply of a new game, built (and encoded) before the game is stored.
+
+        A game is stored only once its reply exists, so a reply that fails never
+        leaves a game that no one holds the id of (and that would fill the store).
+        """
+        response = JSONResponse(view(game))
+        self.keep(game)
+        return response
+
 
 def web(request: Request) -> WebState:
     """The ``WebState`` of the request's app."""
@@ -160,7 +170,7 @@ async def new_play(request: Request) -> JSONResponse:
     name = name_field(data, "name", d.names[0])
     opp_name = name_field(data, "opponent_name", "")
 
-    def start() -> dict[str, Any]:
+    def start() -> JSONResponse:
         opponent = state.policy(spec, seed)
         full = str(getattr(opponent, "name", "") or spec)
         shown_name = opp_name or d.names[1]
@@ -172,10 +182,9 @@ async def new_play(request: Request) -> JSONResponse:
             state.store.new_id(), full, opponent, seed, seat, rules, (name, shown_name),
             state.transcript,
         )  # fmt: skip
-        state.keep(game)
-        return play_view(game)
+        return state.answer(game, play_view)
 
-    return JSONResponse(await run_in_threadpool(start))
+    return await run_in_threadpool(start)
 
 
 async def get_play(request: Request) -> JSONResponse:
@@ -219,7 +228,7 @@ async def new_watch(request: Request) -> JSONResponse:
     specs = (players[0].strip(), players[1].strip())
     seed, rules = seed_field(data, d.seed), rules_field(data, d.rules)
 
-    def start() -> dict[str, Any]:
+    def start() -> JSONResponse:
         second = None if seed is None else sub_seed(seed, SeedStream.WATCH_SECOND)
         bots = (state.policy(specs[0], seed, "player"), state.policy(specs[1], second, "player"))
         full = (
@@ -227,10 +236,9 @@ async def new_watch(request: Request) -> JSONResponse:
             str(getattr(bots[1], "name", "") or specs[1]),
         )
         game = WatchGame(state.store.new_id(), full, bots, seed, rules, state.transcript)
-        state.keep(game)
-        return watch_view(game)
+        return state.answer(game, watch_view)
 
-    return JSONResponse(await run_in_threadpool(start))
+    return await run_in_threadpool(start)
 
 
 async def get_watch(request: Request) -> JSONResponse:

@@ -18,7 +18,6 @@ The server keeps every game; the page only ever gets the views of ``hgin_ui.web.
 
 from __future__ import annotations
 
-import json
 import math
 import secrets
 import threading
@@ -31,6 +30,7 @@ from typing import Any
 from hgin_env.engine.cards import card_text
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import Policy
+from hgin_env.replay import record_line
 from hgin_ui.terminal import GameSession, MoveError
 
 from .catalog import short_name
@@ -112,8 +112,8 @@ class Table:
             self.pending = record
             if self.transcript is not None:
                 self.transcript.parent.mkdir(parents=True, exist_ok=True)
-                with self.transcript.open("a") as f:
-                    f.write(json.dumps(record) + "\n")
+                with self.transcript.open("a", encoding="utf-8") as f:
+                    f.write(record_line(record))
 
     def _next_deal(self) -> None:
         """Leave the finished hand and show the next deal."""
@@ -123,7 +123,7 @@ class Table:
 
     def transcript_text(self) -> str:
         """The finished hands as JSON Lines (``python -m hgin_env.replay`` reads it)."""
-        return "".join(json.dumps(r) + "\n" for r in self.records)
+        return "".join(record_line(r) for r in self.records)
 
 
 class PlayGame(Table):

@@ -94,8 +94,9 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     """The JSON object of a request body (an empty body is ``{}``).
 
     Raises:
-        ApiError: 400 for a body that is not JSON, nested too deep, not an object, or
-            holding a number of over ``MAX_DIGITS`` digits.
+        ApiError: 400 for a body that is not JSON, nested too deep, not an object,
+            holding a number of over ``MAX_DIGITS`` digits, or a text that is not valid
+            Unicode (a lone UTF-16 surrogate, as the escape ud800 decodes to).
     """
     if not raw.strip():
         return {}
@@ -109,6 +110,14 @@ def parse_body(raw: bytes) -> dict[str, Any]:
         raise ApiError(400, "malformed request: the JSON is nested too deep") from exc
     if not isinstance(data, dict):
         raise ApiError(400, "malformed request: the body must be a JSON object")
+    try:  # a "\\ud800" escape decodes to a lone surrogate, which no reply can encode
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(
+            400, "malformed request: a text holds an invalid Unicode escape (a lone surrogate)"
+        ) from None
+    except RecursionError:
+        raise ApiError(400, "malformed request: the JSON is nested too deep") from None
     return data
 
 

@@ -19,6 +19,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 
 from agents.policies.mixture import MixturePolicy
 from agents.policies.model import ModelPolicy
+from agents.policies.model_zip import trust_folder
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.checkpoint import latest_checkpoint
 from agents.training.config import build_config
@@ -136,6 +137,7 @@ def tiny_model_path(tmp_path_factory) -> Path:
     MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]}).save(
         path
     )
+    trust_folder(path.parent)  # the test's own model
     return path
 
 

@@ -97,9 +97,12 @@ class SpaceEnv(gym.Env):
 
 
 def save_model(path: Path, obs_dim: int, n_actions: int) -> Path:
-    """Save an untrained MaskablePPO with the given spaces."""
+    """Save an untrained MaskablePPO with the given spaces (its folder trusted: our own)."""
     from sb3_contrib import MaskablePPO
+
+    from agents.policies.model_zip import trust_folder
 
     model = MaskablePPO("MlpPolicy", SpaceEnv(obs_dim, n_actions), n_steps=8, batch_size=8)
     model.save(path)
+    trust_folder(Path(path).parent)
     return path

@@ -70,8 +70,13 @@ def test_a_path_for_the_opponent_is_refused_and_nothing_is_loaded(client, tmp_pa
     assert loads == [] and stored(client) == 0
 
 
-def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path) -> None:
-    """``--models runs/`` lists its zips and model folders by name; those names play."""
+def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path, monkeypatch) -> None:
+    """``--models runs/`` lists its zips and model folders by name; trusted, those play.
+
+    A model zip holds pickled objects: without ``--trust-model`` (``HGIN_TRUST_MODEL``)
+    a listed one is refused with a 400, with it the names play.
+    """
+    monkeypatch.delenv("HGIN_TRUST_MODEL", raising=False)
     runs = tmp_path / "runs"
     (runs / "a").mkdir(parents=True)
     (runs / "b").mkdir()
@@ -83,6 +88,9 @@ def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path) -> 
     with table_client(app) as c:
         models = c.get("/api/options").json()["models"]
         assert models == [*shipped_models(), "runs/a/final_model", "runs/b"]
+        untrusted = c.post("/api/play", json={"opponent": "runs/b", "seed": 2})
+        assert untrusted.status_code == 400 and stored(c) == 0
+        monkeypatch.setenv("HGIN_TRUST_MODEL", "1")
         for name in ("runs/a/final_model", "runs/b"):
             view = c.post("/api/play", json={"opponent": name, "seed": 2}).json()
             assert view["names"][1] == name
@@ -303,7 +311,7 @@ def test_json_nested_100k_deep_is_a_400(client) -> None:
         assert response.json()["error"] == "malformed request: the JSON is nested too deep"
     response = client.post("/api/replay", json={"text": deep, "name": "t.jsonl"})
     assert response.status_code == 400
-    assert response.json()["error"] == "error: t.jsonl: a line is nested too deep"
+    assert response.json()["error"] == "error: t.jsonl:1: a line is nested too deep"
     assert stored(client) == 0
 
 
@@ -466,3 +474,61 @@ def test_a_full_table_frees_a_place_when_a_game_ends_or_its_series_finishes() ->
         assert c.post("/api/play", json={}).status_code == 200
         assert c.get(f"/api/play/{view['game']}").status_code == 404
         assert c.get(f"/api/play/{games[2]['game']}").status_code == 200
+
+
+SURROGATE_BODIES = [
+    '{"opponent": "simple", "name": "\\ud800"}',
+    '{"opponent": "simple", "opponent_name": "\\udfff"}',
+    '{"opponent": "simple\\ud83d"}',
+    '{"rules": "knock_limit=10 \\udc00"}',
+    '{"\\ud800": 1}',
+]
+
+
+@pytest.mark.parametrize("body", SURROGATE_BODIES)
+def test_a_lone_surrogate_is_a_json_400_and_stores_no_game(client, body) -> None:
+    """A lone surrogate escape (no valid Unicode) in any text is a 400; no game is stored."""
+    for path in ("/api/play", "/api/watch"):
+        response = client.post(
+            path, content=body.encode(), headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code == 400, response.text[:200]
+        assert "invalid Unicode" in response.json()["error"]
+    assert stored(client) == 0
+
+
+def test_a_game_whose_reply_fails_is_not_stored(client, monkeypatch) -> None:
+    """A new game is stored only once its reply is built: a failing reply leaves none."""
+    import hgin_ui.web.endpoints as endpoints
+
+    def broken(game):
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(endpoints, "play_view", broken)
+    failing = TestClient(client.app, base_url=BASE, raise_server_exceptions=False)
+    failing.headers["X-Hgin-Token"] = client.app.state.token
+    assert failing.post("/api/play", json={"seed": 1}).status_code == 500
+    assert stored(client) == 0
+
+
+def test_a_transcript_line_with_a_lone_surrogate_is_refused(client, tmp_path) -> None:
+    """/api/replay and ``python -m hgin_env.replay`` refuse it with one line, never a 500."""
+    from hgin_env.replay import main as replay_main
+
+    record = a_record(client)
+    line = json.dumps(dict(record, names=["You", "\udfff"]))  # as the old table wrote it
+    response = client.post("/api/replay", json={"text": line})
+    assert response.status_code == 400
+    assert "invalid Unicode" in response.json()["error"]
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(record) + "\n" + line + "\n")
+    assert replay_main([str(path)]) == 2
+
+
+def test_what_the_table_writes_reads_back(tmp_path) -> None:
+    """A transcript line of a name of undecodable bytes (surrogates) is still readable."""
+    from hgin_env.replay import parse_transcript, record_line
+
+    line = record_line({"names": ["\udcff\udcfe", "b"], "info": {"\ud800": "x"}})
+    (record,) = parse_transcript(line)
+    assert record["names"] == ["??", "b"] and record["info"] == {"?": "x"}

@@ -37,6 +37,8 @@ import json
 import math
 import os
 import shutil
+import signal
+import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -517,7 +519,10 @@ def train(
         )
     # a local cluster offers at least one CPU per env runner (else RLlib waits for them)
     cpus = None if address else max(os.cpu_count() or 1, env_runners)
+    sigterm = signal.getsignal(signal.SIGTERM)
     with ray_cluster(address, num_cpus=cpus):  # first: a failed join leaves no run folder
+        if callable(sigterm) and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, sigterm)  # ray.init's own exits with no checkpoint
         run = open_run(config, run_name, resume, overrides, check_config)
         return start(run, lambda ready: _start(ready, env_runners, bridge))
 

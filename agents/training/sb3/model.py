@@ -12,7 +12,7 @@
 
 The card network has one parameter layout in both (``CardActorCritic`` names its
 parameters as SB3's ``CardNetPolicy`` does); the MLP's differ in name only
-(``agents.policies.sb3_zip.MLP_NAMES``).
+(``agents.policies.model_zip.MLP_NAMES``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,13 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
+from agents.policies.model_zip import (
+    SB3_ONLY,
+    from_sb3_names,
+    model_zip_problem,
+    refuse_untrusted,
+    to_sb3_names,
+)
 from agents.policies.saved import (
     network_spec,
     policy_folder,
@@ -33,7 +40,6 @@ from agents.policies.saved import (
     save_policy,
     write_policy_files,
 )
-from agents.policies.sb3_zip import SB3_ONLY, from_sb3_names, model_zip_problem, to_sb3_names
 from agents.training.card_net import CardNetPolicy
 from agents.training.config import TrainConfig
 from hgin_env.envs.policy import PolicyLoadError
@@ -112,7 +118,9 @@ def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
 def open_model_zip(path: str | Path, **load_args: Any) -> Any:
     """Check ``path`` (``model_zip_problem``), then ``MaskablePPO.load(path, **load_args)``.
 
-    Without ``custom_objects`` for them, the learning rate and its schedule are not
+    A zip holding pickled objects that is not trusted is refused
+    (``agents.policies.model_zip.refuse_untrusted``). Without ``custom_objects`` for
+    them, the learning rate and its schedule are not
     unpickled (a model loaded to play or to start weights needs neither; a resumed
     run passes its own).
 
@@ -127,6 +135,7 @@ def open_model_zip(path: str | Path, **load_args: Any) -> Any:
     problem = model_zip_problem(path)
     if problem is not None:
         raise PolicyLoadError(f"cannot load model {path}: {problem}")
+    refuse_untrusted(path)
     custom = dict(load_args.pop("custom_objects", None) or {})
     custom.setdefault("learning_rate", 0.0)
     custom.setdefault("lr_schedule", _zero)

@@ -74,8 +74,8 @@ def copy_weights(model: Any, source: str) -> None:
         agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
     from agents.policies.model import model_file
+    from agents.policies.model_zip import to_sb3_names
     from agents.policies.saved import policy_folder, read_spec, read_weights
-    from agents.policies.sb3_zip import to_sb3_names
 
     path = model_file(source) or Path(source)
     folder = policy_folder(path)

@@ -17,6 +17,7 @@ from helpers.policies import save_model
 from helpers.reports import one_error_line
 
 from agents.policies.model import ModelPolicy, load_policy
+from agents.policies.model_zip import model_zip_problem
 from agents.policies.saved import (
     PICKLED_FORMAT,
     POLICY_FILE,
@@ -26,7 +27,6 @@ from agents.policies.saved import (
     network_spec,
     save_policy,
 )
-from agents.policies.sb3_zip import model_zip_problem
 from agents.policies.torch_policy import TorchPolicy
 from agents.training.checkpoint import CheckpointError
 from agents.training.sb3.runner import load_checkpoint

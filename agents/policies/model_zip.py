@@ -10,8 +10,14 @@ and value layers (renamed, ``MLP_NAMES``). ``model_zip_problem`` says what is wr
 a file without reading its values (missing, a folder, not a zip, a CRC failure, an entry
 missing). Every problem is a ``PolicyLoadError``: ``cannot load model <path>: <problem>``.
 
-``policy.pth`` holding more than tensors (an object pickled by a custom policy) is
-refused unless the caller trusts the file (``trust=True`` or ``HGIN_TRUST_MODEL=1``).
+A model zip is code: SB3 stores parts of a model (its policy class, schedules, spaces)
+as pickled Python objects in the ``data`` entry, and unpickling one runs whatever it
+names. This reader never unpickles them, but a zip that holds them is refused unless it
+is trusted (as ``MaskablePPO.load``, which does unpickle them, is in
+``agents.training.sb3.model.open_model_zip``): a shipped model, a file in a folder
+registered with ``trust_folder`` (a training run's own checkpoints and snapshots), or
+any file when ``trust=True`` or ``HGIN_TRUST_MODEL=1`` (the CLIs' ``--trust-model`` sets
+it, for their worker processes too). A trusted ``policy.pth`` may hold more than tensors.
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM, layout_version
 from hgin_env.envs.policy import PolicyLoadError
 
-#: the environment variable that trusts pickled model files (``1``, ``true``, ``yes``)
+#: the environment variable that trusts every model file (``--trust-model`` sets it to 1)
 TRUST_ENV = "HGIN_TRUST_MODEL"
+#: folders whose model zips this process wrote itself (``trust_folder``)
+_TRUSTED_FOLDERS: set[Path] = set()
 #: the file a model folder of the SB3 runs holds (``runs/<name>/final_model.zip`` aside)
 MODEL_FILE = "model.zip"
 #: the entries ``MaskablePPO.load`` reads: the saved attributes and the network's weights
@@ -56,6 +64,46 @@ def trusted(trust: bool | None = None) -> bool:
     if trust is not None:
         return trust
     return os.environ.get(TRUST_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def trust_folder(folder: str | Path) -> None:
+    """Trust the model files under ``folder`` (a run folder: its checkpoints, snapshots)."""
+    _TRUSTED_FOLDERS.add(Path(folder).resolve())
+
+
+def is_trusted(path: str | Path, trust: bool | None = None) -> bool:
+    """Whether ``path`` may hold pickled objects: ``trust``, ``HGIN_TRUST_MODEL``, shipped, ours."""
+    if trusted(trust):
+        return True
+    from agents.shipped import shipped_dir
+
+    where = Path(path).resolve()
+    folders = [shipped_dir("models").resolve(), *_TRUSTED_FOLDERS]
+    return any(where.is_relative_to(folder) for folder in folders)
+
+
+def pickled_objects(path: Path) -> list[str]:
+    """The attributes the zip's ``data`` entry stores as pickled objects (nothing is run)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except (KeyError, ValueError, OSError, zipfile.BadZipFile, RecursionError):
+        return []  # a corrupt model: refused later, before anything is unpickled
+    if not isinstance(data, dict):
+        return []
+    return [str(k) for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v]
+
+
+def refuse_untrusted(path: Path, trust: bool | None = None) -> None:
+    """Raise ``PolicyLoadError`` for a zip holding pickled objects that is not trusted."""
+    pickled = [] if is_trusted(path, trust) else pickled_objects(path)
+    if pickled:
+        shown = ", ".join(pickled[:4]) + (", ..." if len(pickled) > 4 else "")
+        raise PolicyLoadError(
+            f"cannot load model {path}: its data holds pickled Python objects ({shown}), "
+            "and unpickling runs whatever code they name. Load it only if you trust where "
+            f"it came from: pass --trust-model (or set {TRUST_ENV}=1)"
+        )
 
 
 def model_zip_problem(path: Path) -> str | None:
@@ -137,6 +185,7 @@ def read_sb3_zip(
     problem = model_zip_problem(path)
     if problem is not None:
         raise PolicyLoadError(f"cannot load model {path}: {problem}")
+    refuse_untrusted(path, trust)
     with zipfile.ZipFile(path) as archive:
         raw = archive.read("data")
         pth = archive.read("policy.pth")
@@ -167,7 +216,7 @@ def read_sb3_zip(
             f"environment's ({OBS_DIM},) (or ({OBS_DIM + PRIVILEGED_DIM},) with a privileged "
             "critic), nor the 394 entries of observation layout 1"
         ) from None
-    state = _weights(path, pth, trusted(trust), TRUST_ENV)
+    state = _weights(path, pth, is_trusted(path, trust), TRUST_ENV)
     kwargs = data.get("policy_kwargs") or {}
     kwargs = kwargs if isinstance(kwargs, dict) else {}
     cards = any(name.startswith("features_extractor.") for name in state)
