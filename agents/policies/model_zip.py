@@ -245,7 +245,7 @@ def _weights(path: Path, pth: bytes, trust: bool, trust_env: str) -> dict[str, A
         state = torch.load(io.BytesIO(pth), map_location="cpu", weights_only=not trust)
     except Exception as exc:  # noqa: BLE001 - any failure of the reader is a load problem
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        hint = "" if trust else f"; set {trust_env}=1 if you trust it"
+        hint = "" if trust else f"; pass --trust-model (or set {trust_env}=1) if you trust it"
         raise PolicyLoadError(
             f"cannot load model {path}: its policy.pth holds more than tensors or is "
             f"damaged ({first[:200]}){hint}"

@@ -215,7 +215,8 @@ def _pickled_module_state(folder: Path, path: Path, trust: bool | None) -> dict[
     if not is_trusted(path, trust):
         raise PolicyLoadError(
             f"cannot load model {folder}: its weights {path.name} are pickled, and "
-            f"unpickling runs the code a file names; set {TRUST_ENV}=1 if you trust it"
+            f"unpickling runs the code a file names; pass --trust-model (or set {TRUST_ENV}=1) "
+            "if you trust it"
         )
     try:
         with path.open("rb") as f:

@@ -17,7 +17,7 @@ from helpers.policies import save_model
 from helpers.reports import one_error_line
 
 from agents.policies.model import ModelPolicy, load_policy
-from agents.policies.model_zip import model_zip_problem
+from agents.policies.model_zip import model_zip_problem, trust_folder
 from agents.policies.saved import (
     PICKLED_FORMAT,
     POLICY_FILE,
@@ -122,8 +122,8 @@ def test_a_zip_with_pickled_objects_is_refused_unless_trusted(good, tmp_path, mo
     torch.save({"w": torch.zeros(1), "note": Fraction(1, 3)}, buffer)
     path = rewrite(good, tmp_path / "pickled.zip", put={"policy.pth": buffer.getvalue()})
     monkeypatch.delenv(TRUST_ENV, raising=False)
-    with pytest.raises(PolicyLoadError, match=f"holds more than tensors.*set {TRUST_ENV}=1"):
-        load_network(path)
+    with pytest.raises(PolicyLoadError, match=f"pickled Python objects .*set {TRUST_ENV}=1"):
+        load_network(path)  # untrusted: refused before any entry is read
     for trusted in ({"trust": True}, {}):
         if not trusted:
             monkeypatch.setenv(TRUST_ENV, "1")
@@ -186,6 +186,7 @@ def test_a_snapshot_read_as_data_samples_as_the_live_network(kind, good, observa
     from agents.training.selfplay import load_snapshot
 
     obs, masks = observations
+    trust_folder(tmp_path)  # as a run trusts its own snapshots
     path = good if kind == "mlp" else policy_to_zip("ppo-cards", tmp_path / "cards.zip")
     live = load_model(path).policy
     keys = np.arange(len(obs), dtype=np.uint64) * np.uint64(7919)
