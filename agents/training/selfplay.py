@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from agents.policies.model_zip import trust_folder
 from agents.policies.saved import load_network
 from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
@@ -51,6 +52,7 @@ class SnapshotPool:
     def __init__(self, config: SelfPlayConfig, folder: Path, seed: int = 0) -> None:
         self.config = config
         self.folder = Path(folder)
+        trust_folder(self.folder)  # the pool's own snapshots, which it reloads
         self.seed = seed
         self.slots: list[Snapshot | None] = [None] * config.pool_size
 

@@ -11,6 +11,7 @@ import torch
 
 from agents.policies.card_layers import CardActorCritic, sb3_card_weights
 from agents.policies.model import ModelPolicy, load_policy
+from agents.policies.model_zip import trust_folder
 from agents.policies.saved import POLICY_FILE, network_spec, save_policy
 from agents.training.card_net import CardNetPolicy
 from agents.training.sb3.model import load_model, module_weights, policy_to_zip, save_policy_of
@@ -41,6 +42,7 @@ def test_the_card_network_has_sb3s_parameter_names():
 
 def test_a_shipped_card_model_converts_both_ways_and_plays_the_same(recorded, tmp_path):
     """ppo-cards -> MaskablePPO zip -> saved-policy folder: the same actions on every row."""
+    trust_folder(tmp_path)  # the test's own zips
     obs, masks = recorded
     shipped = load_policy("ppo-cards")
     path = policy_to_zip("ppo-cards", tmp_path / "cards.zip")
@@ -57,6 +59,7 @@ def test_a_shipped_card_model_converts_both_ways_and_plays_the_same(recorded, tm
 
 def test_an_rllib_card_network_converts_to_sb3_and_back(recorded, tmp_path):
     """A fresh RLlib-side card network -> zip -> saved policy: same weights, same actions."""
+    trust_folder(tmp_path)  # the test's own zips
     obs, masks = recorded
     torch.manual_seed(5)
     net = CardActorCritic(net_arch=[64], channels=8, blocks=2)
