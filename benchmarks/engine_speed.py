@@ -10,7 +10,10 @@ Measures on one core (BLAS/OpenMP threads pinned to 1); each row is the median o
   computed every step), at each batch size, with hands re-dealt as they end;
 - ``min_deadwood`` hands per second on uniform and dense 10- and 11-card hands;
 - the same for OpenSpiel (``gin_rummy`` ``apply_action`` play, ``GinRummyUtils.min_deadwood``)
-  and RLCard (``gin-rummy`` env steps) when they are installed, with ratios.
+  and RLCard (``gin-rummy`` env steps) when they are installed, with ratios;
+- a ceiling row per batch size: the same loop with the rules stripped (deal, then draw
+  and discard a random card, no meld or knock checks, no legal masks), one compiled
+  call per step over the batch: how close the engine runs to what this machine can do.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from benchmarks._common import (
     rlcard_steps,
 )
 from hgin_env.engine import GinEngine, card_text, min_deadwood
+from hgin_env.engine.jit import kernel
+from hgin_env.engine.keys import GOLDEN, mix_one, shuffle_one
 from hgin_env.envs.policy import random_legal_actions as random_legal
 
 
@@ -48,6 +53,72 @@ def ours_play(batch: int, seconds: float) -> float:
             if eng.over.any():
                 eng.reset(mask=eng.over)
         return done
+
+    return rate(work, seconds)
+
+
+@kernel
+def _stripped_step(
+    seeds: np.ndarray,
+    counter: np.ndarray,
+    deck: np.ndarray,
+    stock_pos: np.ndarray,
+    hands: np.ndarray,
+    current: np.ndarray,
+    drawn: np.ndarray,
+    keys: np.ndarray,
+) -> None:
+    """One action in every game of the rules-stripped loop: a draw, or a random discard.
+
+    A game deals (a seeded shuffle, 10 cards each), then its seats draw the stock's top
+    card and discard one of their 11 cards at random, until two stock cards are left;
+    then it deals again. No melds, no knocks, no legal masks.
+    """
+    for i in range(seeds.shape[0]):
+        if stock_pos[i] == 0 or stock_pos[i] >= 50:  # deal
+            shuffle_one(seeds[i], np.uint64(counter[i]), keys, deck[i])
+            counter[i] += 1
+            hands[i, :, :] = False
+            for c in range(10):
+                hands[i, 0, deck[i, c]] = True
+                hands[i, 1, deck[i, 10 + c]] = True
+            stock_pos[i] = 21
+            current[i] = 0
+            drawn[i] = False
+        seat = current[i]
+        if not drawn[i]:
+            hands[i, seat, deck[i, stock_pos[i]]] = True
+            stock_pos[i] += 1
+            drawn[i] = True
+        else:
+            bits = mix_one(seeds[i] + np.uint64(counter[i] * 64 + stock_pos[i]) * GOLDEN)
+            pick = np.int64(bits % np.uint64(11))
+            for c in range(52):
+                if hands[i, seat, c]:
+                    if pick == 0:
+                        hands[i, seat, c] = False
+                        break
+                    pick -= 1
+            current[i] = 1 - seat
+            drawn[i] = False
+
+
+def ceiling_play(batch: int, seconds: float) -> float:
+    """Actions per second of the rules-stripped loop (``_stripped_step``) at one batch size."""
+    seeds = np.arange(batch, dtype=np.uint64)
+    counter = np.zeros(batch, np.int64)
+    deck = np.zeros((batch, 52), np.int8)
+    stock_pos = np.zeros(batch, np.int64)
+    table = np.zeros((batch, 2, 52), bool)
+    current = np.zeros(batch, np.int64)
+    drawn = np.zeros(batch, bool)
+    keys = np.zeros(52, np.uint64)
+    _stripped_step(seeds, counter, deck, stock_pos, table, current, drawn, keys)  # compiled
+
+    def work() -> int:
+        for _ in range(20):
+            _stripped_step(seeds, counter, deck, stock_pos, table, current, drawn, keys)
+        return 20 * batch
 
     return rate(work, seconds)
 
@@ -127,6 +198,10 @@ def main() -> None:
             "OpenSpiel gin_rummy (1 game)": lambda: openspiel_play(sec),
             "RLCard gin-rummy (1 game)": lambda: rlcard_steps(sec),
             **{f"hollywood-gin, batch {b}": (lambda b=b: ours_play(b, sec)) for b in args.batches},
+            **{
+                f"ceiling: rules stripped, batch {b}": (lambda b=b: ceiling_play(b, sec))
+                for b in args.batches
+            },
         },
         n,
     )
@@ -136,7 +211,7 @@ def main() -> None:
         if got is None:
             rows.append([name, "not installed", "-", "-", "-"])
             continue
-        ours = name.startswith("hollywood-gin")
+        ours = name.startswith(("hollywood-gin", "ceiling"))
         rows.append(
             [
                 name,

@@ -18,12 +18,27 @@ min-max:
 
       pip install --no-deps --target pz1261 pettingzoo==1.26.1 pygame
       python -m benchmarks.env_speed --pettingzoo-path pz1261
+
+- this project's PettingZoo AEC env (``hgin_env.envs.pettingzoo_env``): ``env.step`` calls
+  per second, in the same loop as ``gin_rummy_v4`` (one player action each, random legal
+  actions for both seats), so the two rows compare directly.
+
+A second table (skip it with ``--no-bots``) times bot play, one core, median of the repeats:
+
+- ``evaluate.py expert simple``: full Hollywood series per second, ``--bot-series``
+  deal sequences (one batch, as ``evaluate.py`` plays them; seed 0);
+- the search's rollouts with a bot as the rollout policy (``pimc`` with
+  ``rollout=simple`` and ``rollout=expert``): the engine actions per second inside the
+  rollouts, through the search's public policy API (``resolve_policy(spec).act`` and its
+  ``rollout_actions`` counter) over a fixed pool of decisions from ``simple`` series.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from typing import Any
 
 import numpy as np
 
@@ -111,12 +126,125 @@ def pettingzoo_steps(seconds: float) -> float:
     return rate(work, seconds)
 
 
+def ours_pettingzoo(seconds: float) -> float:
+    """This project's PettingZoo AEC env: ``env.step`` calls per second (as ``gin_rummy_v4``)."""
+    from hgin_env.envs import pettingzoo_env
+
+    env = pettingzoo_env.env(mode="hand")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        env.reset()
+        done = 0
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            done += 1
+        return done
+
+    return rate(work, seconds)
+
+
+def bot_series_rate(n_series: int) -> float:
+    """``evaluate.py expert simple``: full series per second over ``n_series`` deal sequences."""
+    from agents.evaluation import evaluate
+
+    start = time.perf_counter()
+    result = evaluate("expert", "simple", n_series, seed=0, progress=False)
+    return result.n_series / (time.perf_counter() - start)
+
+
+def rollout_rate(rollout: str, worlds: int, pool: tuple[np.ndarray, ...]) -> float | None:
+    """Engine actions per second in the rollouts of ``pimc`` with a bot rollout policy.
+
+    None when the search keeps no ``rollout_actions`` count.
+    """
+    import agents  # noqa: F401 - registers the search's policies
+    from hgin_env.envs.policy import resolve_policy
+
+    obs, masks, keys = pool
+    policy: Any = resolve_policy(f"pimc:worlds={worlds},rollout={rollout}", seed=0)
+    start = time.perf_counter()
+    for lo in range(0, obs.shape[0], 16):
+        part = slice(lo, lo + 16)
+        policy.act(obs[part], masks[part], keys=keys[part])
+    elapsed = time.perf_counter() - start
+    count = getattr(policy, "rollout_actions", None)
+    return None if count is None else count / elapsed
+
+
+def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``size`` decisions (observations, masks, keys) with 2+ legal actions, ``simple`` play."""
+    from agents.bots import SimpleBot
+    from hgin_env.engine.keys import hash_stream
+    from hgin_env.engine.series import SeriesEngine
+    from hgin_env.envs.observation import encode_observations
+
+    series = SeriesEngine(64, seed=seed)
+    series.reset()
+    bot = SimpleBot(seed)
+    rng = np.random.default_rng(seed)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    while sum(m.shape[0] for m in mask_rows) < size:
+        eng = series.engine
+        obs = encode_observations(eng, eng.current_player, series.sheets)
+        masks = eng.legal_action_mask()
+        pick = np.flatnonzero((masks.sum(axis=1) > 1) & (rng.random(eng.n) < 0.1))
+        obs_rows.append(obs[pick])
+        mask_rows.append(masks[pick])
+        series.step(bot.act(obs, masks))
+        if series.finished.any():
+            series.reset(series.finished)
+    keys = hash_stream(np.arange(size, dtype=np.uint64), np.zeros(size, np.int64), 99)
+    return np.concatenate(obs_rows)[:size], np.concatenate(mask_rows)[:size], keys
+
+
+def _two(x: float) -> str:
+    """A rate with two decimals (series per second are few)."""
+    return f"{x:,.2f}"
+
+
+def bot_table(args: argparse.Namespace) -> None:
+    """Time bot play: ``evaluate.py expert simple`` series and the search's bot rollouts."""
+    pool = decision_pool(64, seed=5)
+    got = interleaved(
+        {
+            f"evaluate.py expert simple ({args.bot_series} series), series/s": (
+                lambda: bot_series_rate(args.bot_series)
+            ),
+            "pimc rollout=simple (16 worlds), rollout actions/s": (
+                lambda: rollout_rate("simple", 16, pool)
+            ),
+            "pimc rollout=expert (16 worlds), rollout actions/s": (
+                lambda: rollout_rate("expert", 16, pool)
+            ),
+        },
+        args.repeats,
+    )
+    rows = [
+        [name, "-" if s is None else f"{s.median:,.2f}", "-" if s is None else s.spread(_two)]
+        for name, s in got.items()
+    ]
+    print_table(
+        f"Bot play, one core (median of {args.repeats}, {load_text()})",
+        ["what", "rate", "min-max"],
+        rows,
+    )
+
+
 def main() -> None:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per sample")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[1, 64, 1024])
     parser.add_argument("--pettingzoo-path", default=None, help="dir holding PettingZoo 1.26.1")
+    parser.add_argument("--bot-series", type=int, default=200, help="series of the bot row")
+    parser.add_argument("--no-bots", action="store_true", help="skip the bot play table")
     add_repeats(parser)
     args = parser.parse_args()
     sec, n = args.seconds, args.repeats
@@ -129,6 +257,7 @@ def main() -> None:
             rl_name: lambda: rlcard_steps(sec),
             pz_name: (lambda: pettingzoo_steps(sec)) if pz_version else (lambda: None),
             "hollywood-gin HollywoodGinEnv (Gymnasium, 1 game)": lambda: ours_single(sec),
+            "hollywood-gin PettingZoo AEC env.step (1 game)": lambda: ours_pettingzoo(sec),
             **{
                 f"hollywood-gin HollywoodGinVecEnv, n_envs {k}": (lambda k=k: ours_vec(k, sec))
                 for k in args.n_envs
@@ -158,6 +287,8 @@ def main() -> None:
         ["environment", "steps/s", "min-max", "vs RLCard", "vs PettingZoo"],
         rows,
     )
+    if not args.no_bots:
+        bot_table(args)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ from agents.bots.features import (
     NO_CHOICE,
     expected_after_draw,
     jittered_argmin,
-    meld_with,
+    sample_melds,
     unseen_cards,
 )
 from hgin_env.engine.actions import KNOCK
@@ -218,25 +218,14 @@ class ExpertBot(Bot):
         uniform = key_uniforms(keys, s * N_CARDS, offset=2 * N_CARDS).reshape(g, s, N_CARDS)
         gumbel = -np.log(-np.log(uniform + 1e-300) + 1e-300)
         priority = np.where(unseen[:, None, :], log_w + gumbel, -np.inf)
-        order = np.argsort(-priority, axis=2)
-        rank = np.empty_like(order)
-        np.put_along_axis(rank, order, np.arange(N_CARDS)[None, None, :], axis=2)
-        samples = (rank < hidden[:, None, None]) & unseen[:, None, :]
-        samples |= known[:, None, :]
-
-        melds = meld_with(samples.reshape(g * s, N_CARDS)).reshape(g, s, N_CARDS)
-        contradictions = (
-            (melds & passed[:, None, :]).sum(axis=2)
-            + (melds & thrown[:, None, :]).sum(axis=2) * prm.discard_evidence
-            + (~melds & known[:, None, :]).sum(axis=2)
-        )
         # a player throws its highest loose card: after its last discard (the top card,
         # when it is the opponent's) no loose card above that value is left in its hand
         last = np.where((top >= 0) & thrown[np.arange(g), np.maximum(top, 0)], top, -1)
         limit = np.where(last >= 0, CARD_VALUE[np.maximum(last, 0)], 10)
-        loose = samples & ~melds & ~known[:, None, :]
-        above = (loose & (CARD_VALUE[None, None, :] > limit[:, None, None])).sum(axis=2)
-        contradictions = contradictions + prm.highest_discard_evidence * above
+        melds, contradictions = sample_melds(
+            priority, hidden.astype(np.int64), known, passed, thrown, limit.astype(np.int64),
+            float(prm.discard_evidence), float(prm.highest_discard_evidence),
+        )  # fmt: skip
         weight = prm.evidence**contradictions  # float[G, S]
         weight /= weight.sum(axis=1, keepdims=True)
         return np.einsum("gs,gsc->gc", weight, melds.astype(np.float64))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from numba import njit
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
 from hgin_env.engine.melds import (
@@ -80,14 +81,115 @@ def meld_with(hand: np.ndarray) -> np.ndarray:
 
     A set: two other cards of c's rank in the hand. A run: two cards of c's suit in the
     hand at ranks ``(c-2, c-1)``, ``(c-1, c+1)`` or ``(c+1, c+2)`` (ace low, no wrap).
+    One compiled loop over the hands (``_meld_with_row``).
     """
-    held = by_suit(np.asarray(hand, dtype=bool))
-    same_rank = held.sum(axis=1, keepdims=True) - held  # other cards of the rank
-    makes_set = same_rank >= 2
-    below1, below2 = shift_rank(held, 1), shift_rank(held, 2)
-    above1, above2 = shift_rank(held, -1), shift_rank(held, -2)
-    makes_run = (below1 & below2) | (below1 & above1) | (above1 & above2)
-    return (makes_set | makes_run).reshape(held.shape[0], N_CARDS)
+    held = np.ascontiguousarray(hand, dtype=bool).reshape(-1, N_CARDS)
+    out = np.empty_like(held)
+    _meld_with_rows(held, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
+    """``meld_with`` of one hand (bool[52]) into ``out`` (bool[52])."""
+    for r in range(N_RANKS):
+        count = 0
+        for s in range(N_SUITS):
+            count += hand[s * N_RANKS + r]
+        for s in range(N_SUITS):
+            c = s * N_RANKS + r
+            if count - hand[c] >= 2:  # two other cards of its rank
+                out[c] = True
+                continue
+            b1 = r >= 1 and hand[c - 1]
+            b2 = r >= 2 and hand[c - 2]
+            a1 = r + 1 < N_RANKS and hand[c + 1]
+            a2 = r + 2 < N_RANKS and hand[c + 2]
+            out[c] = (b1 and b2) or (b1 and a1) or (a1 and a2)
+
+
+@njit(cache=True, nogil=True)
+def _meld_with_rows(hands: np.ndarray, out: np.ndarray) -> None:
+    """``meld_with`` of each row of bool[N, 52] into ``out``."""
+    for i in range(hands.shape[0]):
+        _meld_with_row(hands[i], out[i])
+
+
+@njit(cache=True, nogil=True)
+def sample_melds(
+    priority: np.ndarray,
+    hidden: np.ndarray,
+    known: np.ndarray,
+    passed: np.ndarray,
+    thrown: np.ndarray,
+    limit: np.ndarray,
+    discard_evidence: float,
+    highest_discard_evidence: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Opponent hands sampled by priority, their meld cards, and their contradictions.
+
+    Sample ``(g, s)`` holds the known pickups ``known[g]`` and the ``hidden[g]`` cards
+    of highest ``priority[g, s]`` among the finite ones (the unseen cards; ties do not
+    occur with continuous priorities).
+
+    Args:
+        priority: ``float64[G, S, 52]``, ``-inf`` for a card that cannot be drawn.
+        hidden: ``int[G]`` cards to draw per sample.
+        known: ``bool[G, 52]`` the opponent's known pickups (in every sample).
+        passed: ``bool[G, 52]`` cards the opponent let go by.
+        thrown: ``bool[G, 52]`` the opponent's discards.
+        limit: ``int[G]``: a loose card worth more than this contradicts the last discard.
+        discard_evidence: contradictions counted per thrown card the sample melds.
+        highest_discard_evidence: contradictions counted per loose card above ``limit``.
+
+    Returns:
+        ``(melds, contradictions)``: ``bool[G, S, 52]`` the cards each sample could meld
+        (``meld_with``), and ``float64[G, S]`` melded passed cards + ``discard_evidence``
+        x melded thrown cards + unmelded known pickups + ``highest_discard_evidence`` x
+        loose cards above ``limit``.
+    """
+    g_count, s_count = priority.shape[0], priority.shape[1]
+    melds = np.zeros((g_count, s_count, N_CARDS), dtype=np.bool_)
+    contradictions = np.zeros((g_count, s_count), dtype=np.float64)
+    sample = np.zeros(N_CARDS, dtype=np.bool_)
+    top_value = np.empty(N_CARDS, dtype=np.float64)  # the drawn cards, best first
+    top_card = np.empty(N_CARDS, dtype=np.int64)
+    for g in range(g_count):
+        k = min(max(hidden[g], 0), N_CARDS)
+        for s in range(s_count):
+            p = priority[g, s]
+            drawn = 0
+            for c in range(N_CARDS):  # one pass, keeping the k highest finite priorities
+                v = p[c]
+                if k == 0 or known[g, c] or v == -np.inf:
+                    continue
+                if drawn == k and not v > top_value[k - 1]:
+                    continue
+                j = drawn if drawn < k else k - 1
+                while j > 0 and top_value[j - 1] < v:
+                    top_value[j], top_card[j] = top_value[j - 1], top_card[j - 1]
+                    j -= 1
+                top_value[j], top_card[j] = v, c
+                drawn = min(drawn + 1, k)
+            for c in range(N_CARDS):
+                sample[c] = known[g, c]
+            for j in range(drawn):
+                sample[top_card[j]] = True
+            m = melds[g, s]
+            _meld_with_row(sample, m)
+            melded_passed = melded_thrown = unmelded_known = above = 0
+            for c in range(N_CARDS):
+                if m[c]:
+                    melded_passed += passed[g, c]
+                    melded_thrown += thrown[g, c]
+                elif known[g, c]:
+                    unmelded_known += 1
+                elif sample[c] and CARD_VALUE[c] > limit[g]:
+                    above += 1
+            x = melded_passed + melded_thrown * discard_evidence
+            x = x + unmelded_known
+            contradictions[g, s] = x + highest_discard_evidence * above
+    return melds, contradictions
 
 
 def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> np.ndarray:

@@ -1,8 +1,9 @@
 """The batched round engine: N independent hands of gin played in lock step.
 
-One call of ``step`` applies one action in every live hand; every rule step is a
-function over boolean row masks (``is_pass``, ``is_take``, ``stock_exhausted``),
-never a Python loop over the batch.
+One call of ``step`` applies one action in every live hand. The state is a dataclass
+of numpy arrays with the batch as leading axis (``HandState``); the rules run in
+compiled kernels (``hgin_env.engine.jit``) that loop over the rows of the batch, so
+that one step of any batch size is one call into compiled code.
 
 A hand goes through these phases (``Phase``), docs/rules.md §3 "A hand (round)":
 
@@ -23,8 +24,10 @@ not depend on the batch it runs in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import IntEnum
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,15 +39,19 @@ from hgin_env.engine.actions import (
     TAKE,
     illegal_action_message,
 )
-from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.cards import N_CARDS, N_RANKS, RANK_VALUE
 from hgin_env.engine.config import HandRules, RulesConfig, RulesMix, check_mix
-from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_stream, shuffled_decks
-from hgin_env.engine.knock import resolve_knocks
+from hgin_env.engine.jit import entry_point, inline_kernel, kernel
+from hgin_env.engine.keys import Salt, SeedLike, game_seeds, hash_one, hash_stream, shuffle_one
+from hgin_env.engine.knock import knock_row
 from hgin_env.engine.melds import (
+    MASK_VALUE,
     NO_DEADWOOD,
-    deadwood_after_discard,
-    knock_discards,
-    min_deadwood,
+    RUN_COVER,
+    hand_discard_deadwood,
+    hand_min_deadwood,
+    hand_suit_masks,
+    scratch,
 )
 
 HAND_SIZE = 10
@@ -65,7 +72,7 @@ class Phase(IntEnum):
     OVER = 3
 
 
-# plain ints for the hot path (IntEnum attribute access is slow)
+# plain ints for the hot path (IntEnum attribute access is slow) and the kernels
 _OFFER, _DRAW, _DISCARD, _OVER = (int(p) for p in Phase)
 
 
@@ -82,11 +89,99 @@ class Outcome(IntEnum):
 
 
 _DRAWN, _TRUNCATED = int(Outcome.DRAW), int(Outcome.TRUNCATED)
+_KNOCKED, _GIN, _UNDERCUT, _BIG_GIN = (
+    int(Outcome.KNOCK), int(Outcome.GIN), int(Outcome.UNDERCUT), int(Outcome.BIG_GIN)
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------- the state's storage
+# A HandState's 26 arrays are views into four flat buffers, one per dtype (bool, int8,
+# int16, int64), each field one contiguous block of its buffer: a kernel takes the four
+# buffers (four arguments, not 26, which is what a batch-1 step pays for) and rebuilds
+# the views with ``_state_views``, the one place the layout is written down. Elements
+# per game in each buffer:
+_STATE_ROW = (417, 112, 6, 16)
+#: the engine's per-game caches: bool (mask, stale flags) and int64 (deadwoods, rules)
+_CACHE_ROW = (N_ACTIONS + 4, N_CARDS + 2 + 5)
+_INT64 = np.dtype(np.int64)
+_DEALER_SALT = int(Salt.DEALER)
+#: ``reset`` without decks or dealers: the kernel draws them from the seeds
+_NO_DECKS = np.zeros((0, N_CARDS), np.int8)
+_NO_DEALERS = np.zeros(0, np.int8)
+# rows of the per-game rules block of the int64 cache
+_R_LIMIT, _R_GIN, _R_UNDERCUT, _R_BIG, _R_BIG_BONUS = range(5)
+
+
+@kernel
+def _state_views(
+    b: np.ndarray, i8: np.ndarray, i16: np.ndarray, i64: np.ndarray, n: int
+) -> tuple[np.ndarray, ...]:
+    """The 26 fields of a ``HandState`` of n games, as views into its four buffers."""
+    c = N_CARDS
+    return (
+        i8[0 : c * n].reshape((n, c)),  # deck
+        i16[0:n],  # stock_pos
+        b[0 : 2 * c * n].reshape((n, 2, c)),  # hands
+        i8[c * n : 2 * c * n].reshape((n, c)),  # pile
+        i16[n : 2 * n],  # pile_size
+        b[6 * c * n : 7 * c * n].reshape((n, c)),  # in_pile
+        b[2 * c * n : 4 * c * n].reshape((n, 2, c)),  # known
+        b[4 * c * n : 6 * c * n].reshape((n, 2, c)),  # discards
+        i8[2 * c * n : (2 * c + 1) * n],  # dealer
+        i8[(2 * c + 1) * n : (2 * c + 2) * n],  # current
+        i8[(2 * c + 2) * n : (2 * c + 3) * n],  # phase
+        i8[(2 * c + 3) * n : (2 * c + 4) * n],  # passes
+        b[8 * c * n : (8 * c + 1) * n],  # must_draw_stock
+        i8[(2 * c + 4) * n : (2 * c + 5) * n],  # taken
+        i16[2 * n : 3 * n],  # turns
+        i8[(2 * c + 5) * n : (2 * c + 6) * n],  # outcome
+        i8[(2 * c + 6) * n : (2 * c + 7) * n],  # winner
+        i16[3 * n : 4 * n],  # points
+        i8[(2 * c + 7) * n : (2 * c + 8) * n],  # knocker
+        i16[4 * n : 5 * n],  # knocker_deadwood
+        i16[5 * n : 6 * n],  # defender_deadwood
+        b[7 * c * n : 8 * c * n].reshape((n, c)),  # layoffs
+        i64[0 : 4 * n].reshape((n, 4)),  # knocker_sets
+        i64[4 * n : 8 * n].reshape((n, 4)),  # knocker_runs
+        i64[8 * n : 12 * n].reshape((n, 4)),  # defender_sets
+        i64[12 * n : 16 * n].reshape((n, 4)),  # defender_runs
+    )
+
+
+@kernel
+def _cache_views(cb: np.ndarray, ci: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+    """The engine's caches as views: mask, its stale flags, deadwoods, per-game rules."""
+    a, c = N_ACTIONS, N_CARDS
+    return (
+        cb[0 : a * n].reshape((n, a)),  # legal actions
+        cb[a * n : (a + 1) * n],  # mask stale
+        cb[(a + 1) * n : (a + 2) * n],  # discard deadwood stale
+        cb[(a + 2) * n : (a + 4) * n].reshape((n, 2)),  # hand deadwood stale
+        ci[0 : c * n].reshape((n, c)),  # discard deadwood
+        ci[c * n : (c + 2) * n].reshape((n, 2)),  # hand deadwood
+        ci[(c + 2) * n : (c + 7) * n].reshape((5, n)),  # rules
+    )
+
+
+def _new_buffers(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed state buffers for n games."""
+    return (
+        np.zeros(_STATE_ROW[0] * n, bool),
+        np.zeros(_STATE_ROW[1] * n, np.int8),
+        np.zeros(_STATE_ROW[2] * n, np.int16),
+        np.zeros(_STATE_ROW[3] * n, np.int64),
+    )
 
 
 @dataclass
 class HandState:
-    """State of N hands; every field has the batch as its leading axis. Seats are 0 and 1."""
+    """State of N hands; every field has the batch as its leading axis. Seats are 0 and 1.
+
+    The fields are views into four flat buffers (see ``packed``). Assigning a field
+    (``state.phase = x``) writes ``x`` into the field's array rather than rebinding it,
+    so the engine keeps seeing the state; ``copy`` and ``copy_into`` copy the whole
+    state at once (a search saves and restores its worlds with them).
+    """
 
     deck: np.ndarray  # int8[N, 52]: this hand's deck order (see module docstring)
     stock_pos: np.ndarray  # int16[N]: index in deck of the stock's top card; stock = 52 - pos
@@ -115,42 +210,92 @@ class HandState:
     defender_sets: np.ndarray  # int64[N, 4]: per suit, defender cards in its own sets
     defender_runs: np.ndarray  # int64[N, 4]: per suit, defender cards in its own runs
 
+    #: the four buffers the fields view, None until ``packed`` (a state built from loose
+    #: arrays is packed when an engine takes it)
+    _buffers = cast("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._buffers is not None and name in _FIELD_NAMES:
+            target = getattr(self, name)
+            target[...] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled field by field: the copies numpy makes of the views are unpacked again
+        return (HandState, tuple(getattr(self, name) for name in _FIELD_NAMES))
+
+    @property
+    def size(self) -> int:
+        """The number of hands N."""
+        return int(self.phase.shape[0])
+
+    @classmethod
+    def _of_buffers(
+        cls, buffers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], n: int
+    ) -> HandState:
+        state = cls(*_state_views(*buffers, n))
+        object.__setattr__(state, "_buffers", buffers)
+        return state
+
     @classmethod
     def empty(cls, n: int) -> HandState:
         """Allocate the arrays for n hands (all ``OVER`` until reset)."""
-        z = np.zeros
-        return cls(
-            deck=z((n, N_CARDS), np.int8),
-            stock_pos=z(n, np.int16),
-            hands=z((n, 2, N_CARDS), bool),
-            pile=z((n, N_CARDS), np.int8),
-            pile_size=z(n, np.int16),
-            in_pile=z((n, N_CARDS), bool),
-            known=z((n, 2, N_CARDS), bool),
-            discards=z((n, 2, N_CARDS), bool),
-            dealer=z(n, np.int8),
-            current=z(n, np.int8),
-            phase=np.full(n, Phase.OVER, np.int8),
-            passes=z(n, np.int8),
-            must_draw_stock=z(n, bool),
-            taken=np.full(n, -1, np.int8),
-            turns=z(n, np.int16),
-            outcome=z(n, np.int8),
-            winner=np.full(n, -1, np.int8),
-            points=z(n, np.int16),
-            knocker=np.full(n, -1, np.int8),
-            knocker_deadwood=z(n, np.int16),
-            defender_deadwood=z(n, np.int16),
-            layoffs=z((n, N_CARDS), bool),
-            knocker_sets=z((n, 4), np.int64),
-            knocker_runs=z((n, 4), np.int64),
-            defender_sets=z((n, 4), np.int64),
-            defender_runs=z((n, 4), np.int64),
-        )
+        state = cls._of_buffers(_new_buffers(n), n)
+        state.phase[:] = _OVER
+        state.taken[:] = -1
+        state.winner[:] = -1
+        state.knocker[:] = -1
+        return state
+
+    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The state's four buffers; a state of loose arrays is moved into new ones first.
+
+        Raises:
+            ValueError: a field whose shape does not fit N games (N from ``phase``).
+        """
+        if self._buffers is None:
+            n = self.size
+            buffers = _new_buffers(n)
+            views = _state_views(*buffers, n)
+            for name, view in zip(_FIELD_NAMES, views, strict=True):
+                value = np.asarray(getattr(self, name))
+                if value.shape != view.shape:
+                    raise ValueError(
+                        f"HandState.{name} has shape {value.shape}; {n} games need {view.shape}"
+                    )
+                view[...] = value
+            for name, view in zip(_FIELD_NAMES, views, strict=True):
+                object.__setattr__(self, name, view)
+            object.__setattr__(self, "_buffers", buffers)
+        assert self._buffers is not None
+        return self._buffers
 
     def rows(self, index: np.ndarray) -> HandState:
         """A copy of the selected hands (index: int or bool array over the batch)."""
-        return HandState(**{f.name: getattr(self, f.name)[index].copy() for f in fields(self)})
+        picked = [getattr(self, name)[index] for name in _FIELD_NAMES]
+        out = HandState._of_buffers(_new_buffers(picked[0].shape[0]), picked[0].shape[0])
+        for name, value in zip(_FIELD_NAMES, picked, strict=True):
+            getattr(out, name)[...] = value
+        return out
+
+    def copy(self) -> HandState:
+        """A copy of the whole state (four buffer copies)."""
+        return HandState._of_buffers(tuple(b.copy() for b in self.packed()), self.size)  # type: ignore[arg-type]
+
+    def copy_into(self, other: HandState) -> None:
+        """Overwrite ``other`` (a state of as many hands) with this state, in place.
+
+        Raises:
+            ValueError: when ``other`` holds a different number of hands.
+        """
+        if other.size != self.size:
+            raise ValueError(f"copy_into needs a state of {self.size} hands, got {other.size}")
+        for mine, theirs in zip(self.packed(), other.packed(), strict=True):
+            np.copyto(theirs, mine)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(HandState))
 
 
 def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
@@ -166,6 +311,407 @@ def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:
     if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
         raise ValueError(f"rules mix weights must be finite, >= 0 and not all 0, got {w.tolist()}")
     return np.cumsum(w / w.sum())[:-1]
+
+
+# ---------------------------------------------------------------- kernels
+@inline_kernel
+def _ensure_deadwood(
+    i: int,
+    hands: np.ndarray,
+    current: np.ndarray,
+    phase: np.ndarray,
+    dw: np.ndarray,
+    dw_stale: np.ndarray,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    remaining: np.ndarray,
+) -> None:
+    """Fill game i's discard deadwoods if stale (``NO_DEADWOOD`` outside ``DISCARD``)."""
+    if not dw_stale[i]:
+        return
+    if phase[i] == _DISCARD:
+        smask, ranks, suits, n_opt, idx, removed = work
+        total = hand_suit_masks(hands[i, current[i]], smask)
+        hand_discard_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining, dw[i])
+    else:
+        dw[i, :] = NO_DEADWOOD
+    dw_stale[i] = False
+
+
+@inline_kernel
+def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
+    """A cheap necessary condition for a knock with some discard of an 11-card hand.
+
+    A card in no possible meld (no 3 of its rank, no 3 consecutive ranks of its suit
+    around it) is deadwood in every arrangement, with or without any discard; the best
+    a discard can do is throw the most valuable of them. If the rest exceed the limit,
+    no discard allows a knock.
+    """
+    hand_suit_masks(hand, smask)
+    set_rank_mask = 0
+    for r in range(N_RANKS):
+        count = 0
+        for s in range(4):
+            count += (smask[s] >> r) & 1
+        if count >= 3:
+            set_rank_mask |= 1 << r
+    loose_value, top = 0, 0
+    for s in range(4):
+        loose = smask[s] & ~RUN_COVER[smask[s]] & ~set_rank_mask
+        loose_value += MASK_VALUE[loose]
+        if loose:
+            high = N_RANKS - 1
+            while not (loose >> high) & 1:
+                high -= 1
+            top = max(top, RANK_VALUE[high])
+    return loose_value - top <= limit
+
+
+@inline_kernel
+def _mask_row(
+    i: int,
+    sv: tuple[np.ndarray, ...],
+    cv: tuple[np.ndarray, ...],
+    allow_rediscard: bool,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    remaining: np.ndarray,
+) -> None:
+    """Compute game i's legal actions (and, in ``DISCARD``, its discard deadwoods).
+
+    Inlined into its callers: a call would pass (and reference-count) every array of
+    the state and cache tuples, several times the cost of a drawing game's mask.
+    """
+    hands, pile_size, current, phase, must_draw, taken = sv[2], sv[4], sv[9], sv[10], sv[12], sv[13]
+    mask, mask_stale, dw_stale, dw, rules = cv[0], cv[1], cv[2], cv[4], cv[6]
+    mask[i, :] = False
+    p = phase[i]
+    if p == _OFFER:
+        mask[i, TAKE] = True
+        mask[i, PASS] = True
+    elif p == _DRAW:
+        mask[i, DRAW] = True
+        if not must_draw[i] and pile_size[i] > 0:
+            mask[i, TAKE] = True
+    elif p == _DISCARD:
+        hand = hands[i, current[i]]
+        limit = rules[_R_LIMIT, i]
+        # the discard deadwoods only where a knock is possible at all (``_may_knock``);
+        # otherwise they stay stale until ``discard_deadwood`` asks for them
+        knockable = not dw_stale[i] or _may_knock(hand, limit, work[0])
+        if knockable:
+            _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
+        barred = -1 if allow_rediscard else taken[i]
+        for c in range(N_CARDS):
+            if hand[c] and c != barred:
+                mask[i, c] = True
+                if knockable and dw[i, c] <= limit:
+                    mask[i, KNOCK + c] = True
+        if rules[_R_BIG, i]:
+            smask, ranks, suits, n_opt, idx, removed = work
+            total = hand_suit_masks(hand, smask)
+            if hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining) == 0:
+                for c in range(N_CARDS):
+                    mask[i, KNOCK + c] = hand[c]
+    mask_stale[i] = False
+
+
+@kernel
+def _refresh_masks(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    allow_rediscard: bool,
+) -> None:
+    """Recompute the legal actions of every game whose mask is stale."""
+    sv = _state_views(b, i8, i16, i64, n)
+    cv = _cache_views(cb, ci, n)
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
+    mask_stale = cv[1]
+    for i in range(n):
+        if mask_stale[i]:
+            _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+
+
+@kernel
+def _deadwood_rows(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+) -> None:
+    """Fill the stale discard deadwoods of the games ``rows``."""
+    sv = _state_views(b, i8, i16, i64, n)
+    cv = _cache_views(cb, ci, n)
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
+    for i in rows:
+        _ensure_deadwood(i, sv[2], sv[9], sv[10], cv[4], cv[2], work, remaining)
+
+
+@kernel
+def _hand_deadwood_rows(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The minimum deadwood of seat ``seats[j]`` in game ``rows[j]`` (cached per hand)."""
+    sv = _state_views(b, i8, i16, i64, n)
+    cv = _cache_views(cb, ci, n)
+    hands, hd_stale, hd = sv[2], cv[3], cv[5]
+    smask, ranks, suits, n_opt, idx, removed = scratch()
+    remaining = np.zeros(4, np.int64)
+    for j in range(rows.shape[0]):
+        i, p = rows[j], seats[j]
+        if hd_stale[i, p]:
+            total = hand_suit_masks(hands[i, p], smask)
+            hd[i, p] = hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining)
+            hd_stale[i, p] = False
+        out[j] = hd[i, p]
+
+
+@kernel
+def _step_rows(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    actions: np.ndarray,
+    active: np.ndarray,
+    allow_rediscard: bool,
+    max_turns: int,
+    ended: np.ndarray,
+) -> tuple[int, int]:
+    """Check then apply one action per live game; ``ended`` marks the hands that end.
+
+    Returns:
+        ``(first illegal game, illegal count)``; ``(-1, 0)`` when every action was legal
+        (nothing is applied otherwise).
+    """
+    sv = _state_views(b, i8, i16, i64, n)
+    cv = _cache_views(cb, ci, n)
+    (deck, stock_pos, hands, pile, pile_size, in_pile, known, discards, dealer, current,
+     phase, passes, must_draw, taken, turns, outcome, winner, points, knocker, k_dead,
+     d_dead, layoffs, k_sets, k_runs, d_sets, d_runs) = sv  # fmt: skip
+    mask, mask_stale, dw_stale, hd_stale, dw, hd, rules = cv
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
+    first_bad, bad = -1, 0
+    for i in range(n):
+        if phase[i] == _OVER or not active[i]:
+            continue
+        if mask_stale[i]:
+            _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or not mask[i, a]:
+            if first_bad < 0:
+                first_bad = i
+            bad += 1
+    if bad:
+        return first_bad, bad
+    out = np.zeros(4, np.int64)
+    out_masks = np.zeros((4, 4), np.int64)
+    with_discard = np.zeros(N_CARDS, np.bool_)
+    for i in range(n):
+        ended[i] = False
+        if phase[i] == _OVER or not active[i]:
+            continue
+        a = actions[i]
+        seat = current[i]
+        if a == PASS:
+            passes[i] += 1
+            if passes[i] >= 2:
+                current[i] = 1 - dealer[i]
+                phase[i] = _DRAW
+                must_draw[i] = True
+            else:
+                current[i] = dealer[i]
+        elif a == TAKE:
+            pile_size[i] -= 1
+            card = pile[i, pile_size[i]]
+            in_pile[i, card] = False
+            hands[i, seat, card] = True
+            known[i, seat, card] = True
+            taken[i] = card
+            phase[i] = _DISCARD
+        elif a == DRAW:
+            card = deck[i, stock_pos[i]]
+            stock_pos[i] += 1
+            hands[i, seat, card] = True
+            taken[i] = -1
+            must_draw[i] = False
+            phase[i] = _DISCARD
+        else:
+            card = a % N_CARDS
+            # the hand left by a discard has the deadwood its discard entry says
+            if not dw_stale[i]:
+                hd[i, seat] = dw[i, card]
+                hd_stale[i, seat] = False
+            else:
+                hd_stale[i, seat] = True
+            hands[i, seat, card] = False
+            known[i, seat, card] = False
+            discards[i, seat, card] = True
+            pile[i, pile_size[i]] = card
+            pile_size[i] += 1
+            in_pile[i, card] = True
+            taken[i] = -1
+            turns[i] += 1
+            if a < KNOCK:
+                if stock_pos[i] >= N_CARDS - STOCK_LEFT_AT_DRAW:
+                    outcome[i] = _DRAWN
+                    phase[i] = _OVER
+                elif turns[i] >= max_turns:
+                    outcome[i] = _TRUNCATED
+                    phase[i] = _OVER
+                else:
+                    current[i] = 1 - seat
+                    phase[i] = _DRAW
+            else:
+                big = False
+                if rules[_R_BIG, i]:
+                    with_discard[:] = hands[i, seat]
+                    with_discard[card] = True
+                    smask, ranks, suits, n_opt, idx, removed = work
+                    total = hand_suit_masks(with_discard, smask)
+                    big = (
+                        hand_min_deadwood(
+                            smask, total, ranks, suits, n_opt, idx, removed, remaining
+                        )
+                        == 0
+                    )
+                    if big:  # a big gin keeps all 11 cards: take the discard back
+                        pile_size[i] -= 1
+                        in_pile[i, card] = False
+                        hands[i, seat, card] = True
+                        discards[i, seat, card] = False
+                        hd_stale[i, seat] = True
+                limit = 0 if big else rules[_R_LIMIT, i]
+                knock_row(
+                    hands[i, seat], hands[i, 1 - seat], limit, big, rules[_R_GIN, i],
+                    rules[_R_UNDERCUT, i], rules[_R_BIG_BONUS, i], out, out_masks, layoffs[i],
+                )  # fmt: skip
+                phase[i] = _OVER
+                knocker[i] = seat
+                wins = out[3] == 1
+                winner[i] = seat if wins else 1 - seat
+                points[i] = abs(out[2])
+                if big:
+                    outcome[i] = _BIG_GIN
+                elif out[0] == 0:
+                    outcome[i] = _GIN
+                elif not wins:
+                    outcome[i] = _UNDERCUT
+                else:
+                    outcome[i] = _KNOCKED
+                k_dead[i] = out[0]
+                d_dead[i] = out[1]
+                k_sets[i, :] = out_masks[0]
+                k_runs[i, :] = out_masks[1]
+                d_sets[i, :] = out_masks[2]
+                d_runs[i, :] = out_masks[3]
+        if a in (DRAW, TAKE):
+            hd_stale[i, seat] = True
+        dw_stale[i] = True
+        ended[i] = phase[i] == _OVER
+        # the next step needs this game's mask: compute it now, in the same call
+        _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+    return -1, 0
+
+
+@kernel
+def _deal_rows(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    counter: np.ndarray,
+    decks: np.ndarray,
+    dealers: np.ndarray,
+    allow_rediscard: bool,
+) -> None:
+    """Deal a hand in each game ``rows[j]`` and advance its hand counter.
+
+    The deck is ``decks[j]`` when ``decks`` has rows, else the game's seeded shuffle of
+    (seed, hand counter) (``keys.shuffled_decks``); the dealer is ``dealers[j]`` when
+    ``dealers`` has entries, else the low bit of the game's ``DEALER`` hash stream.
+    """
+    sv = _state_views(b, i8, i16, i64, n)
+    cv = _cache_views(cb, ci, n)
+    (deck, stock_pos, hands, pile, pile_size, in_pile, known, discards, dealer, current,
+     phase, passes, must_draw, taken, turns, outcome, winner, points, knocker, k_dead,
+     d_dead, layoffs, k_sets, k_runs, d_sets, d_runs) = sv  # fmt: skip
+    dw_stale, hd_stale = cv[2], cv[3]
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
+    keys = np.zeros(N_CARDS, np.uint64)
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        hand_no = np.uint64(counter[i])
+        if decks.shape[0]:
+            deck[i, :] = decks[j]
+        else:
+            shuffle_one(seeds[i], hand_no, keys, deck[i])
+        if dealers.shape[0]:
+            d = dealers[j]
+        else:
+            d = np.int8(hash_one(seeds[i], hand_no, np.uint64(_DEALER_SALT)) & np.uint64(1))
+        counter[i] += 1
+        hands[i, :, :] = False
+        known[i, :, :] = False
+        discards[i, :, :] = False
+        in_pile[i, :] = False
+        layoffs[i, :] = False
+        pile[i, :] = 0
+        for c in range(HAND_SIZE):
+            hands[i, 1 - d, deck[i, c]] = True
+            hands[i, d, deck[i, HAND_SIZE + c]] = True
+        pile[i, 0] = deck[i, UPCARD]
+        pile_size[i] = 1
+        in_pile[i, deck[i, UPCARD]] = True
+        stock_pos[i] = STOCK_START
+        dealer[i] = d
+        current[i] = 1 - d
+        phase[i] = _OFFER
+        passes[i] = 0
+        must_draw[i] = False
+        taken[i] = -1
+        turns[i] = 0
+        outcome[i] = 0
+        winner[i] = -1
+        points[i] = 0
+        knocker[i] = -1
+        k_dead[i] = 0
+        d_dead[i] = 0
+        k_sets[i, :] = 0
+        k_runs[i, :] = 0
+        d_sets[i, :] = 0
+        d_runs[i, :] = 0
+        dw_stale[i] = True
+        hd_stale[i, :] = True
+        _mask_row(i, sv, cv, allow_rediscard, work, remaining)
 
 
 class GinEngine:
@@ -209,19 +755,35 @@ class GinEngine:
         self.n = n
         self.mix = check_mix(RulesConfig() if rules is None else rules)
         self.rules = self.mix[0]
+        self._allow_rediscard = bool(self.rules.allow_rediscard)
+        self._max_turns = int(self.rules.max_turns_per_hand)
         self._mix_cdf = mix_cdf(len(self.mix), weights)
-        self.seeds = game_seeds(seed, n)
+        self._seeds = np.ascontiguousarray(game_seeds(seed, n), dtype=np.uint64)
         self.rule_ids = np.zeros(n, dtype=np.int64)
         self.hand_rules = HandRules.of(self.mix, self.rule_ids)
-        self.hand_counter = np.zeros(n, dtype=np.int64)  # hands dealt so far per game
-        self.state = HandState.empty(n)
-        # Per-row caches, recomputed only for rows whose state changed since.
-        self._mask = np.zeros((n, N_ACTIONS), dtype=bool)  # legal actions
-        self._mask_stale = np.ones(n, dtype=bool)
-        self._deadwood = np.full((n, N_CARDS), NO_DEADWOOD, dtype=np.int64)  # discard_deadwood
-        self._deadwood_stale = np.ones(n, dtype=bool)
-        self._hand_deadwood = np.zeros((n, 2), dtype=np.int64)  # min deadwood per seat
-        self._hand_deadwood_stale = np.ones((n, 2), dtype=bool)
+        self._hand_counter = np.zeros(n, dtype=np.int64)
+        self._state = HandState.empty(n)
+        self._buffers = self._state.packed()
+        # Per-game caches, recomputed only for games whose state changed since: the
+        # legal actions, the discard deadwoods (``discard_deadwood``), the minimum
+        # deadwood per seat (``hand_deadwood``), each with its stale flags; and the
+        # per-game rules as one int64 block for the kernels.
+        self._caches = (
+            np.zeros(_CACHE_ROW[0] * n, dtype=bool),
+            np.zeros(_CACHE_ROW[1] * n, dtype=np.int64),
+        )
+        (
+            self._mask, self._mask_stale, self._deadwood_stale, self._hand_deadwood_stale,
+            self._deadwood, self._hand_deadwood, self._rules,
+        ) = _cache_views(*self._caches, n)  # fmt: skip
+        self._active_all = np.ones(n, dtype=bool)
+        self._stale = True  # some game's mask may be stale (``invalidate``)
+        self._all_rows = np.arange(n)
+        self._step_kernel: Callable[..., tuple[int, int]] | None = None
+        self._deal_kernel: Callable[..., None] | None = None
+        self._deadwood[:] = NO_DEADWOOD
+        self.invalidate()
+        self.set_rule_ids(np.arange(n), self.rule_ids)
         self.choose_rules(np.arange(n), np.zeros(n, dtype=np.int64))
 
     @classmethod
@@ -230,14 +792,45 @@ class GinEngine:
     ) -> GinEngine:
         """An engine whose N games start from ``state`` (N = its rows), e.g. mid-hand.
 
-        The state is used as is (not copied); build one with
+        The state is used as is (not copied; a state of loose arrays is packed first,
+        see ``HandState.packed``); build one with
         ``hgin_env.engine.position.position_state``, which checks it. ``seed`` only
         matters for later ``reset`` calls.
         """
-        engine = cls(int(state.phase.shape[0]), rules, seed)
+        engine = cls(state.size, rules, seed)
         engine.state = state
-        engine.invalidate()
         return engine
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64[N]: each game's seed (assigning writes into the engine's array)."""
+        return self._seeds
+
+    @seeds.setter
+    def seeds(self, value: np.ndarray) -> None:
+        self._seeds[...] = value
+
+    @property
+    def hand_counter(self) -> np.ndarray:
+        """int64[N]: hands dealt so far per game (assigning writes into the engine's array)."""
+        return self._hand_counter
+
+    @hand_counter.setter
+    def hand_counter(self, value: np.ndarray) -> None:
+        self._hand_counter[...] = value
+
+    @property
+    def state(self) -> HandState:
+        """The ``HandState`` of the N games (edit it in place, then call ``invalidate``)."""
+        return self._state
+
+    @state.setter
+    def state(self, state: HandState) -> None:
+        if state.size != self.n:
+            raise ValueError(f"the engine plays {self.n} games; the state holds {state.size}")
+        self._buffers = state.packed()
+        self._state = state
+        self.invalidate()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -300,7 +893,14 @@ class GinEngine:
         """
         rows = np.asarray(rows, dtype=np.int64)
         ids = np.broadcast_to(np.asarray(ids, dtype=np.int64), rows.shape)
-        self.hand_rules.assign(rows, HandRules.of(self.mix, ids))
+        chosen = HandRules.of(self.mix, ids)
+        self.hand_rules.assign(rows, chosen)
+        table = self._rules
+        table[_R_LIMIT, rows] = chosen.knock_limit
+        table[_R_GIN, rows] = chosen.gin_bonus
+        table[_R_UNDERCUT, rows] = chosen.undercut_bonus
+        table[_R_BIG, rows] = chosen.big_gin
+        table[_R_BIG_BONUS, rows] = chosen.big_gin_bonus
         self.rule_ids[rows] = ids
         self.invalidate(rows)
 
@@ -327,33 +927,23 @@ class GinEngine:
             int64[M, 52]; ``NO_DEADWOOD`` for cards not held and for games in another
             phase. Computed once per game state (a per-game cache; this is a copy).
         """
-        want = self._deadwood_stale if rows is None else np.zeros(self.n, bool)
-        if rows is not None:
-            want[rows] = self._deadwood_stale[rows]
-        todo = want.nonzero()[0]
-        if todo.size:
-            s = self.state
-            self._deadwood[todo] = NO_DEADWOOD
-            discarding = todo[s.phase[todo] == _DISCARD]
-            if discarding.size:
-                hands = s.hands[discarding, s.current[discarding]]
-                self._deadwood[discarding] = deadwood_after_discard(hands)
-            self._deadwood_stale[todo] = False
-        return self._deadwood.copy() if rows is None else self._deadwood[rows]
+        want = np.arange(self.n) if rows is None else np.asarray(rows, dtype=np.int64)
+        _deadwood_rows(*self._buffers, *self._caches, self.n, want)
+        return self._deadwood.copy() if rows is None else self._deadwood[want]
 
     def hand_deadwood(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """int64[M]: the minimum deadwood of seat ``seats[j]``'s hand in game ``rows[j]``.
 
         Cached per (game, seat) until that hand changes.
         """
-        rows = np.asarray(rows, dtype=np.int64)
-        seats = np.asarray(seats, dtype=np.int64)
-        stale = self._hand_deadwood_stale[rows, seats]
-        if stale.any():
-            r, p = rows[stale], seats[stale]
-            self._hand_deadwood[r, p] = min_deadwood(self.state.hands[r, p])
-            self._hand_deadwood_stale[r, p] = False
-        return self._hand_deadwood[rows, seats]
+        rows, seats = np.broadcast_arrays(
+            np.asarray(rows, dtype=np.int64), np.asarray(seats, dtype=np.int64)
+        )
+        out = np.zeros(rows.shape, dtype=np.int64)
+        _hand_deadwood_rows(
+            *self._buffers, *self._caches, self.n, rows.ravel(), seats.ravel(), out.reshape(-1)
+        )
+        return out
 
     def legal_action_mask(self, copy: bool = True) -> np.ndarray:
         """bool[N, 107]: the legal actions of the seat to act (all false once a hand is over).
@@ -363,10 +953,9 @@ class GinEngine:
                 itself, recomputed in place only where a game changed: faster, but it must
                 not be modified or kept across steps.
         """
-        todo = self._mask_stale.nonzero()[0]
-        if todo.size:
-            self._mask[todo] = self._compute_mask(todo)
-            self._mask_stale[todo] = False
+        if self._stale:
+            _refresh_masks(*self._buffers, *self._caches, self.n, self._allow_rediscard)
+            self._stale = False
         return self._mask.copy() if copy else self._mask
 
     def invalidate(self, rows: np.ndarray | None = None) -> None:
@@ -375,39 +964,7 @@ class GinEngine:
         self._mask_stale[sel] = True
         self._deadwood_stale[sel] = True
         self._hand_deadwood_stale[sel] = True
-
-    def _compute_mask(self, rows: np.ndarray) -> np.ndarray:
-        """bool[M, 107]: the legal actions in the games ``rows``."""
-        s = self.state
-        phase = s.phase[rows]
-        mask = np.zeros((rows.size, N_ACTIONS), dtype=bool)
-        is_offer = phase == _OFFER
-        is_draw = phase == _DRAW
-        mask[is_offer, TAKE] = True
-        mask[is_offer, PASS] = True
-        mask[is_draw, DRAW] = True
-        mask[is_draw & ~s.must_draw_stock[rows] & (s.pile_size[rows] > 0), TAKE] = True
-        sub = (phase == _DISCARD).nonzero()[0]
-        if sub.size:
-            g = rows[sub]
-            hand = s.hands[g, s.current[g]]
-            may_discard = hand.copy()
-            if not self.rules.allow_rediscard:
-                has_taken = s.taken[g] >= 0
-                may_discard[has_taken, s.taken[g][has_taken]] = False
-            mask[sub, :N_CARDS] = may_discard
-            known = ~self._deadwood_stale[g]
-            limit = self.hand_rules.knock_limit[g]
-            knockable = np.empty_like(hand)
-            knockable[known] = self._deadwood[g[known]] <= limit[known, None]
-            knockable[~known] = knock_discards(hand[~known], limit[~known])
-            may_knock = may_discard & knockable
-            on = self.hand_rules.big_gin[g].nonzero()[0]
-            if on.size:
-                big = on[min_deadwood(hand[on]) == 0]
-                may_knock[big] = hand[big]
-            mask[sub, KNOCK : KNOCK + N_CARDS] = may_knock
-        return mask
+        self._stale = True
 
     # ------------------------------------------------------------------ reset
     def reset(
@@ -427,43 +984,31 @@ class GinEngine:
         Raises:
             ValueError: if a deck is not a permutation of 0..51 or a dealer not 0/1.
         """
-        rows = np.arange(self.n) if mask is None else np.flatnonzero(np.asarray(mask, bool))
+        rows = self._all_rows if mask is None else np.flatnonzero(np.asarray(mask, bool))
         if rows.size == 0:
             return
-        counter = self.hand_counter[rows]
-        if decks is None:
-            deck = shuffled_decks(self.seeds[rows], counter)
-        else:
+        deck = _NO_DECKS
+        if decks is not None:
             deck = np.broadcast_to(np.asarray(decks), (self.n, N_CARDS))[rows]
             if not (np.sort(deck, axis=1) == np.arange(N_CARDS)).all():
                 raise ValueError("each deck must be a permutation of the card ids 0..51")
-            deck = deck.astype(np.int8)
-        if dealers is None:
-            dealer = (hash_stream(self.seeds[rows], counter, Salt.DEALER) & np.uint64(1)).astype(
-                np.int8
-            )
-        else:
+            deck = np.ascontiguousarray(deck, dtype=np.int8)
+        dealer = _NO_DEALERS
+        if dealers is not None:
             dealer = np.broadcast_to(np.asarray(dealers), (self.n,))[rows]
             if not np.isin(dealer, (0, 1)).all():
                 raise ValueError(f"dealers must be seat 0 or 1, got {np.unique(dealer)}")
-            dealer = dealer.astype(np.int8)
-        self.hand_counter[rows] += 1  # only once the arguments are known to be valid
-        fresh = HandState.empty(rows.size)
-        fresh.deck = deck
-        r = np.arange(rows.size)
-        non_dealer = 1 - dealer
-        fresh.hands[r[:, None], non_dealer[:, None], deck[:, :HAND_SIZE]] = True
-        fresh.hands[r[:, None], dealer[:, None], deck[:, HAND_SIZE:UPCARD]] = True
-        fresh.pile[:, 0] = deck[:, UPCARD]
-        fresh.pile_size[:] = 1
-        fresh.in_pile[r, deck[:, UPCARD]] = True
-        fresh.stock_pos[:] = STOCK_START
-        fresh.dealer = dealer
-        fresh.current = non_dealer.astype(np.int8)
-        fresh.phase[:] = Phase.OFFER
-        for f in fields(HandState):
-            getattr(self.state, f.name)[rows] = getattr(fresh, f.name)
-        self.invalidate(rows)
+            dealer = np.ascontiguousarray(dealer, dtype=np.int8)
+        # the hand counters advance in the kernel, once the arguments are known to be valid
+        if self._deal_kernel is None:
+            self._deal_kernel = entry_point(
+                _deal_rows, *self._buffers, *self._caches, self.n, rows, self.seeds,
+                self.hand_counter, deck, dealer, self._allow_rediscard,
+            )  # fmt: skip
+        self._deal_kernel(
+            *self._buffers, *self._caches, self.n, rows, self.seeds, self.hand_counter, deck,
+            dealer, self._allow_rediscard,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -482,163 +1027,38 @@ class GinEngine:
         actions = np.asarray(actions).reshape(-1)
         if actions.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions (one per game), got shape {actions.shape}")
-        if actions.dtype.kind not in "iu":  # signed or unsigned integers
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        s = self.state
-        live = s.phase != _OVER
-        if active is not None:
-            live &= np.asarray(active, dtype=bool)
-        self._check_legal(actions, live)
-        a = actions.astype(np.int64)
-        mover = s.current.astype(np.int64)
-        self._apply_pass(live & (a == PASS))
-        self._apply_take(live & (a == TAKE))
-        self._apply_draw(live & (a == DRAW))
-        is_discard = live & (a < KNOCK)
-        is_knock = live & (a >= KNOCK) & (a < DRAW)
-        cards = a % N_CARDS
-        # a discard from a hand whose discard deadwoods are cached leaves a known deadwood
-        known_after = ((is_discard | is_knock) & ~self._deadwood_stale).nonzero()[0]
-        self._apply_discard(is_discard | is_knock, cards)
-        self._end_turn(is_discard)
-        self._resolve_knock(is_knock, cards)
-        self._mask_stale |= live
-        self._deadwood_stale |= live
-        changed = live & (a != PASS)  # a pass leaves both hands as they were
-        self._hand_deadwood_stale[changed, mover[changed]] = True
-        if known_after.size:
-            self._keep_hand_deadwood(known_after, mover[known_after], cards[known_after])
-        return live & (s.phase == _OVER)
-
-    def _keep_hand_deadwood(self, rows: np.ndarray, seats: np.ndarray, cards: np.ndarray) -> None:
-        """Cache the hand deadwood of seats that discarded ``cards`` from a cached hand.
-
-        When a hand's ``discard_deadwood`` was cached, the deadwood of the hand left by a
-        discard is that discard's entry. A big gin keeps its discard, so it is skipped.
-        """
-        gone = ~self.state.hands[rows, seats, cards]
-        rows, seats = rows[gone], seats[gone]
-        self._hand_deadwood[rows, seats] = self._deadwood[rows, cards[gone]]
-        self._hand_deadwood_stale[rows, seats] = False
-
-    def _check_legal(self, actions: np.ndarray, live: np.ndarray) -> None:
-        in_range = (actions >= 0) & (actions < N_ACTIONS)
-        mask = self.legal_action_mask(copy=False)
-        ok = in_range & mask[np.arange(self.n), np.where(in_range, actions, 0)]
-        bad = (live & ~ok).nonzero()[0]
-        if bad.size:
-            i = int(bad[0])
-            phase = Phase(int(self.state.phase[i])).name
-            seat = int(self.state.current[i])
+        if actions.dtype is not _INT64 or not actions.flags.c_contiguous:
+            kind = actions.dtype.kind
+            if kind not in "iu":  # signed or unsigned integers
+                raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+            if kind == "u":  # ids past int64 stay out of range
+                actions = np.minimum(actions, N_ACTIONS)
+            actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if active is None:
+            moving = self._active_all
+        else:
+            moving = np.ascontiguousarray(active, dtype=bool).reshape(-1)
+            if moving.shape != (self.n,):
+                raise ValueError(f"expected {self.n} active flags, got shape {moving.shape}")
+        ended = np.zeros(self.n, dtype=bool)
+        if self._step_kernel is None:
+            self._step_kernel = entry_point(
+                _step_rows, *self._buffers, *self._caches, self.n, actions, moving,
+                self._allow_rediscard, self._max_turns, ended,
+            )  # fmt: skip
+        first_bad, bad = self._step_kernel(
+            *self._buffers, *self._caches, self.n, actions, moving, self._allow_rediscard,
+            self._max_turns, ended,
+        )  # fmt: skip
+        if bad:
+            mask = self._mask[first_bad]
+            phase = Phase(int(self.state.phase[first_bad])).name
+            seat = int(self.state.current[first_bad])
             raise ValueError(
-                illegal_action_message(actions[i], mask[i], phase, f"game {i}: ", seat)
-                + (f" ({bad.size} games had illegal actions)" if bad.size > 1 else "")
+                illegal_action_message(actions[first_bad], mask, phase, f"game {first_bad}: ", seat)
+                + (f" ({bad} games had illegal actions)" if bad > 1 else "")
             )
-
-    def _apply_pass(self, is_pass: np.ndarray) -> None:
-        """First-turn offer: the non-dealer passes to the dealer; two passes start play."""
-        s = self.state
-        s.passes[is_pass] += 1
-        both = is_pass & (s.passes >= 2)
-        s.current[is_pass] = np.where(both, 1 - s.dealer, s.dealer)[is_pass]
-        s.phase[both] = _DRAW
-        s.must_draw_stock[both] = True
-
-    def _apply_take(self, is_take: np.ndarray) -> None:
-        """Take the top of the discard pile (the upcard on the first turn)."""
-        s = self.state
-        rows = is_take.nonzero()[0]
-        if rows.size == 0:
-            return
-        s.pile_size[rows] -= 1
-        card = s.pile[rows, s.pile_size[rows]]
-        s.in_pile[rows, card] = False
-        seat = s.current[rows]
-        s.hands[rows, seat, card] = True
-        s.known[rows, seat, card] = True
-        s.taken[rows] = card
-        s.phase[rows] = _DISCARD
-
-    def _apply_draw(self, is_draw: np.ndarray) -> None:
-        """Draw the top card of the stock."""
-        s = self.state
-        rows = is_draw.nonzero()[0]
-        if rows.size == 0:
-            return
-        card = s.deck[rows, s.stock_pos[rows]]
-        s.stock_pos[rows] += 1
-        s.hands[rows, s.current[rows], card] = True
-        s.taken[rows] = -1
-        s.must_draw_stock[rows] = False
-        s.phase[rows] = _DISCARD
-
-    def _apply_discard(self, is_discard: np.ndarray, cards: np.ndarray) -> None:
-        """Move the chosen card from the hand to the top of the discard pile."""
-        s = self.state
-        rows = is_discard.nonzero()[0]
-        if rows.size == 0:
-            return
-        card = cards[rows]
-        seat = s.current[rows]
-        s.hands[rows, seat, card] = False
-        s.known[rows, seat, card] = False
-        s.discards[rows, seat, card] = True
-        s.pile[rows, s.pile_size[rows]] = card
-        s.pile_size[rows] += 1
-        s.in_pile[rows, card] = True
-        s.taken[rows] = -1
-        s.turns[rows] += 1
-
-    def _end_turn(self, is_discard: np.ndarray) -> None:
-        """After a plain discard: a drawn hand, a truncated hand, or the other seat's turn."""
-        s = self.state
-        stock_exhausted = is_discard & (s.stock_pos >= N_CARDS - STOCK_LEFT_AT_DRAW)
-        too_long = is_discard & ~stock_exhausted & (s.turns >= self.rules.max_turns_per_hand)
-        goes_on = is_discard & ~stock_exhausted & ~too_long
-        s.outcome[stock_exhausted] = _DRAWN
-        s.outcome[too_long] = _TRUNCATED
-        s.phase[stock_exhausted | too_long] = _OVER
-        s.current[goes_on] = 1 - s.current[goes_on]
-        s.phase[goes_on] = _DRAW
-
-    def _resolve_knock(self, is_knock: np.ndarray, cards: np.ndarray) -> None:
-        """Score the knocks of this step (docs/rules.md §3 "Knocking", "Scoring one hand")."""
-        s = self.state
-        rows = is_knock.nonzero()[0]
-        if rows.size == 0:
-            return
-        seat = s.current[rows]
-        knocker = s.hands[rows, seat]
-        rules = self.hand_rules.rows(rows)
-        big_gin = None
-        if rules.big_gin.any():
-            with_discard = knocker.copy()
-            with_discard[np.arange(rows.size), cards[rows]] = True
-            big_gin = rules.big_gin & (min_deadwood(with_discard) == 0)
-            knocker = np.where(big_gin[:, None], with_discard, knocker)
-            # a big gin keeps all 11 cards: take the discard back from the pile
-            back = rows[big_gin]
-            s.pile_size[back] -= 1
-            s.in_pile[back, cards[back]] = False
-            s.hands[back, seat[big_gin], cards[back]] = True
-            s.discards[back, seat[big_gin], cards[back]] = False
-        res = resolve_knocks(knocker, s.hands[rows, 1 - seat], rules, big_gin=big_gin)
-        s.phase[rows] = _OVER
-        s.knocker[rows] = seat
-        s.winner[rows] = np.where(res.knocker_wins, seat, 1 - seat)
-        s.points[rows] = res.points
-        s.outcome[rows] = np.select(
-            [res.big_gin, res.gin, res.undercut],
-            [Outcome.BIG_GIN, Outcome.GIN, Outcome.UNDERCUT],
-            Outcome.KNOCK,
-        )
-        s.knocker_deadwood[rows] = res.knocker_deadwood
-        s.defender_deadwood[rows] = res.defender_deadwood
-        s.layoffs[rows] = res.layoffs
-        s.knocker_sets[rows] = res.knocker_set_cards
-        s.knocker_runs[rows] = res.knocker_run_cards
-        s.defender_sets[rows] = res.defender_set_cards
-        s.defender_runs[rows] = res.defender_run_cards
+        return ended
 
     # ------------------------------------------------------------------ checks
     def check_invariants(self) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.jit import kernel
 
 N_GAMES = 3
 N_SEATS = 2
@@ -37,6 +38,99 @@ N_SEATS = 2
 WON_MARK = "*"
 #: text printed by :meth:`ScoreSheet.format` where a player has no entry in a game
 NO_ENTRY = "-"
+
+
+@kernel
+def _entry_games_row(
+    game_winners: np.ndarray,
+    entered: np.ndarray,
+    finished: np.ndarray,
+    r: int,
+    seat: int,
+    enters: np.ndarray,
+) -> None:
+    """Fill ``enters`` (bool[3]) with the games a win by ``seat`` enters on sheet r.
+
+    The entry rule: the first open game, and each open game after one in which the winner
+    already had an entry before this hand; nothing once the series is over.
+    """
+    seen_open = 0
+    for g in range(N_GAMES):
+        enters[g] = False
+        if finished[r] or game_winners[r, g] >= 0:
+            continue
+        seen_open += 1
+        if seen_open == 1 or (g > 0 and entered[r, seat, g - 1]):
+            enters[g] = True
+
+
+@kernel
+def _next_entry_rows(
+    game_winners: np.ndarray,
+    entered: np.ndarray,
+    finished: np.ndarray,
+    seats: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``ScoreSheets.next_entry_games`` of every sheet (a negative seat enters nothing)."""
+    for r in range(seats.shape[0]):
+        if seats[r] >= 0:
+            _entry_games_row(game_winners, entered, finished, r, seats[r], out[r])
+
+
+@kernel
+def _record_rows(
+    scores: np.ndarray,
+    entered: np.ndarray,
+    boxes: np.ndarray,
+    game_winners: np.ndarray,
+    finished: np.ndarray,
+    series_winner: np.ndarray,
+    winners: np.ndarray,
+    points: np.ndarray,
+    considered: np.ndarray,
+    game_target: int,
+    stop_when_decided: bool,
+    newly_finished: np.ndarray,
+) -> bool:
+    """Enter one hand's result on each considered sheet (``ScoreSheets.record``).
+
+    Returns:
+        True, changing nothing, when an active row has a winner above 1 or negative
+        points; else False.
+    """
+    n = winners.shape[0]
+    enters = np.zeros(N_GAMES, np.bool_)
+    for r in range(n):
+        active = considered[r] and winners[r] >= 0 and not finished[r]
+        if active and (winners[r] >= N_SEATS or points[r] < 0):
+            return True
+    for r in range(n):
+        seat = winners[r]
+        if not considered[r] or seat < 0 or finished[r]:
+            continue
+        _entry_games_row(game_winners, entered, finished, r, seat, enters)
+        for g in range(N_GAMES):
+            if enters[g]:
+                scores[r, seat, g] += points[r]
+                boxes[r, seat, g] += 1
+                entered[r, seat, g] = True
+                if scores[r, seat, g] >= game_target:
+                    game_winners[r, g] = seat
+        won0, won1, ended = 0, 0, 0
+        for g in range(N_GAMES):
+            if game_winners[r, g] == 0:
+                won0 += 1
+            elif game_winners[r, g] == 1:
+                won1 += 1
+            if game_winners[r, g] >= 0:
+                ended += 1
+        decided = max(won0, won1) >= 2
+        if ended == N_GAMES or (stop_when_decided and decided):
+            newly_finished[r] = True
+            finished[r] = True
+            series_winner[r] = (0 if won0 >= won1 else 1) if decided else -1
+    return False
 
 
 class ScoreSheets:
@@ -120,8 +214,11 @@ class ScoreSheets:
         seat = np.broadcast_to(np.asarray(seat, dtype=np.int64), (self.n,))
         if np.any(seat >= N_SEATS):
             raise ValueError(f"seat must be 0, 1 or negative (none), got {seat.max()}")
-        has_seat = seat >= 0
-        return self._entry_games(np.where(has_seat, seat, 0)) & has_seat[:, None]
+        out = np.zeros((self.n, N_GAMES), dtype=bool)
+        _next_entry_rows(
+            self.game_winners, self.entered, self.finished, np.ascontiguousarray(seat), out
+        )
+        return out
 
     # --------------------------------------------------------------- recording
 
@@ -144,53 +241,20 @@ class ScoreSheets:
         Returns:
             ``bool[N]``: sheets whose series finished with this call.
         """
-        winners = np.broadcast_to(np.asarray(winners, dtype=np.int64), (self.n,))
-        points = np.broadcast_to(np.asarray(points, dtype=np.int64), (self.n,))
-        active = self._mask(mask) & (winners >= 0) & ~self.finished
-        if np.any(winners[active] >= N_SEATS):
-            raise ValueError(f"winner must be 0, 1 or -1 (drawn), got {winners[active].max()}")
-        if np.any(points[active] < 0):
+        winners = np.ascontiguousarray(np.broadcast_to(np.asarray(winners, np.int64), (self.n,)))
+        points = np.ascontiguousarray(np.broadcast_to(np.asarray(points, np.int64), (self.n,)))
+        considered = self._mask(mask)
+        newly_finished = np.zeros(self.n, dtype=bool)
+        bad = _record_rows(
+            self.scores, self.entered, self.boxes, self.game_winners, self.finished,
+            self.series_winner, winners, points, considered, self.rules.game_target,
+            self.rules.stop_when_decided, newly_finished,
+        )  # fmt: skip
+        if bad:
+            active = considered & (winners >= 0) & ~self.finished
+            if np.any(winners[active] >= N_SEATS):
+                raise ValueError(f"winner must be 0, 1 or -1 (drawn), got {winners[active].max()}")
             raise ValueError(f"points must be >= 0, got {points[active].min()}")
-
-        rows = np.arange(self.n)
-        seat = np.where(active, winners, 0)
-        enters = self._entry_games(seat) & active[:, None]  # bool[N, 3]
-        self._enter(rows, seat, points, enters)
-        self._end_games(rows, seat, enters)
-        return self._end_series(active)
-
-    def _entry_games(self, seat: np.ndarray) -> np.ndarray:
-        """Apply the entry rule for a win by ``seat`` (``int[N]`` 0/1): ``bool[N, 3]``."""
-        open_games = self.open_games
-        is_first_open = open_games & (np.cumsum(open_games, axis=1) == 1)
-        own_entered = self.entered[np.arange(self.n), seat]  # bool[N, 3]
-        entered_previous = np.zeros_like(own_entered)
-        entered_previous[:, 1:] = own_entered[:, :-1]
-        return open_games & (is_first_open | entered_previous)
-
-    def _enter(
-        self, rows: np.ndarray, seat: np.ndarray, points: np.ndarray, enters: np.ndarray
-    ) -> None:
-        """Add ``points`` (``int[N]``) to the winner's games selected by ``enters``."""
-        self.scores[rows, seat] += np.where(enters, points[:, None], 0)
-        self.boxes[rows, seat] += enters
-        self.entered[rows, seat] |= enters
-
-    def _end_games(self, rows: np.ndarray, seat: np.ndarray, enters: np.ndarray) -> None:
-        """End every game just entered where the winner's total reached the target."""
-        reached_target = enters & (self.scores[rows, seat] >= self.rules.game_target)
-        self.game_winners = np.where(reached_target, seat[:, None], self.game_winners)
-
-    def _end_series(self, active: np.ndarray) -> np.ndarray:
-        """Mark series over (all games ended, or decided); return newly finished ``bool[N]``."""
-        games_won = self.games_won  # int64[N, 2]
-        all_ended = np.all(self.game_winners >= 0, axis=1)
-        is_decided = games_won.max(axis=1) >= 2
-        ends_now = all_ended | (is_decided if self.rules.stop_when_decided else False)
-        newly_finished = active & ends_now & ~self.finished
-        self.finished |= newly_finished
-        winner = np.where(is_decided, np.argmax(games_won, axis=1), -1)
-        self.series_winner = np.where(newly_finished, winner, self.series_winner)
         return newly_finished
 
     # ----------------------------------------------------------------- totals

@@ -35,6 +35,7 @@ from enum import IntEnum
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.jit import kernel
 
 #: SplitMix64's increment (the golden ratio in 64 bits)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -85,6 +86,9 @@ class Salt(IntEnum):
     SERIES_VALUE_MODEL = 7
 
 
+_DECK = int(Salt.DECK)
+
+
 class SeedStream(IntEnum):
     """The stream number of every seed derived from a run's or an evaluation's seed.
 
@@ -130,28 +134,89 @@ _PAIR_STREAMS = frozenset(
 )
 
 
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _ONE = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(1)
+
+
+@kernel
+def mix_one(x: np.uint64) -> np.uint64:
+    """SplitMix64's finalizer of one uint64 (wrapping arithmetic)."""
+    x = (x ^ (x >> _S30)) * _M1
+    x = (x ^ (x >> _S27)) * _M2
+    return x ^ (x >> _S31)
+
+
+@kernel
+def hash_one(seed: np.uint64, counter: np.uint64, salt: np.uint64) -> np.uint64:
+    """``hash_stream`` of one game: SplitMix64 of the seed and salt, then of the counter."""
+    return mix_one(mix_one(seed * GOLDEN + salt) ^ (counter * GOLDEN))
+
+
+@kernel
+def _mix_all(x: np.ndarray, out: np.ndarray) -> None:
+    for i in range(x.shape[0]):
+        out[i] = mix_one(x[i])
+
+
+@kernel
+def _hash_all(seeds: np.ndarray, counter: np.ndarray, salt: np.uint64, out: np.ndarray) -> None:
+    for i in range(seeds.shape[0]):
+        out[i] = hash_one(seeds[i], counter[i], salt)
+
+
+@kernel
+def shuffle_one(seed: np.uint64, counter: np.uint64, keys: np.ndarray, deck: np.ndarray) -> None:
+    """Fill ``deck`` (int8[52]) with the deck order of (seed, counter): ``shuffled_decks``."""
+    base = hash_one(seed, counter, np.uint64(_DECK))
+    for c in range(N_CARDS):
+        keys[c] = mix_one(base + np.uint64(c + 1) * GOLDEN)
+    order = np.argsort(keys, kind="mergesort")
+    for c in range(N_CARDS):
+        deck[c] = order[c]
+
+
+@kernel
+def _shuffle_all(seeds: np.ndarray, counter: np.ndarray, decks: np.ndarray) -> None:
+    keys = np.zeros(N_CARDS, np.uint64)
+    for i in range(seeds.shape[0]):
+        shuffle_one(seeds[i], counter[i], keys, decks[i])
+
+
+def _u64(x: np.ndarray | int) -> np.ndarray:
+    """``x`` as a C-contiguous uint64[M] (any shape, flattened)."""
+    return np.ascontiguousarray(x, dtype=np.uint64).reshape(-1)
+
+
 def mix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64 finalizer over uint64 arrays: a fast, well-spread integer hash."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+    flat = _u64(x)
+    out = np.empty_like(flat)
+    _mix_all(flat, out)
+    return out.reshape(np.shape(x))[()]
 
 
 def hash_stream(seeds: np.ndarray, counter: np.ndarray, salt: int) -> np.ndarray:
-    """One uint64 per game from ``(seed, counter, salt)``; ``salt`` is a ``Salt``."""
-    with np.errstate(over="ignore"):
-        x = mix64(np.asarray(seeds, np.uint64) * GOLDEN + np.uint64(salt))
-        return mix64(x ^ (np.asarray(counter, np.uint64) * GOLDEN))
+    """One uint64 per game from ``(seed, counter, salt)``; ``salt`` is a ``Salt``.
+
+    ``seeds`` and ``counter`` broadcast against each other (scalars give a scalar).
+    """
+    s, c = np.broadcast_arrays(np.asarray(seeds, np.uint64), np.asarray(counter, np.uint64))
+    out = np.empty(s.shape, dtype=np.uint64)
+    _hash_all(_u64(s), _u64(c), np.uint64(salt), out.reshape(-1))
+    return out[()]
 
 
 def shuffled_decks(seeds: np.ndarray, counter: np.ndarray) -> np.ndarray:
-    """int8[N, 52] deck orders, one permutation per (seed, counter) pair."""
-    base = hash_stream(seeds, counter, Salt.DECK)
-    with np.errstate(over="ignore"):
-        keys = mix64(base[:, None] + np.arange(1, N_CARDS + 1, dtype=np.uint64) * GOLDEN)
-    return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
+    """int8[N, 52] deck orders, one permutation per (seed, counter) pair.
+
+    Deck ``i`` sorts the cards by the keys ``mix64(hash_stream(seed, counter, DECK) +
+    (c + 1) * GOLDEN)`` (a stable sort).
+    """
+    s, c = np.broadcast_arrays(np.asarray(seeds, np.uint64), np.asarray(counter, np.uint64))
+    decks = np.empty((s.size, N_CARDS), dtype=np.int8)
+    _shuffle_all(_u64(s), _u64(c), decks)
+    return decks
 
 
 def to_uniform(bits: np.ndarray, open_interval: bool = False) -> np.ndarray:

@@ -48,22 +48,25 @@ from typing import Literal
 import numpy as np
 
 from hgin_env.engine.cards import (
-    CARD_VALUE,
     N_CARDS,
     N_RANKS,
     N_SUITS,
     card_text,
     parse_cards,
-    suit_masks,
 )
 from hgin_env.engine.config import HandRules, RulesConfig
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.melds import (
     MASK_VALUE,
     RUN_COVER,
     RUN_VALUE,
     arrangement_melds,
+    hand_suit_masks,
     min_deadwood,
-    set_scenarios,
+    next_scenario,
+    scenario_at,
+    scratch,
+    set_ranks,
 )
 
 _N_MASKS = 1 << N_RANKS
@@ -97,7 +100,8 @@ def _build_run_options() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     by the value they leave out of runs ("drop", 0 for the full cover).
 
     Returns:
-        ``(start, key, run_mask, drop)``: int64[8192] index of a mask's first option;
+        ``(start, key, run_mask, drop)``: int64[8193] index of a mask's first option
+        (mask m's options are ``start[m]:start[m + 1]``);
         int64[T] sort key ``mask * 128 + drop``; int64[T] run mask ``M``; int64[T]
         ``RUN_VALUE[mask] - MASK_VALUE[M]``.
     """
@@ -121,7 +125,7 @@ def _build_run_options() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     drop = RUN_VALUE[owner] - MASK_VALUE[run_mask]
     key = owner * _DROP_SPAN + drop
     order = np.argsort(key, kind="stable")
-    start = np.searchsorted(key[order], np.arange(_N_MASKS) * _DROP_SPAN)
+    start = np.searchsorted(key[order], np.arange(_N_MASKS + 1) * _DROP_SPAN)
     return start, key[order], run_mask[order], drop[order]
 
 
@@ -196,22 +200,8 @@ class KnockResult:
     defender_deadwood_cards: list[int]
 
 
-def _ragged_expand(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Expand per-parent counts into (parent index, offset within parent) columns.
-
-    Args:
-        counts: int64[P] >= 0.
-
-    Returns:
-        ``(parent, offset)``, int64[sum(counts)] each.
-    """
-    parent = np.repeat(np.arange(counts.size), counts)
-    first = np.cumsum(counts) - counts
-    offset = np.arange(parent.size) - first[parent]
-    return parent, offset
-
-
-def _flood(seeds: np.ndarray, within: np.ndarray) -> np.ndarray:
+@kernel
+def _flood(seeds: int, within: int) -> int:
     """Cards of ``within`` connected to ``seeds`` through consecutive ranks.
 
     An occluded fill in log steps (Kogge-Stone), upwards then downwards; it gives the
@@ -219,11 +209,11 @@ def _flood(seeds: np.ndarray, within: np.ndarray) -> np.ndarray:
     until stable.
 
     Args:
-        seeds: int64[...] 13-bit masks, a subset of ``within``.
-        within: int64[...] 13-bit masks.
+        seeds: a 13-bit mask, a subset of ``within``.
+        within: a 13-bit mask.
 
     Returns:
-        int64[...], the cards of ``within`` in a stretch that holds a seed.
+        The cards of ``within`` in a stretch that holds a seed.
     """
     up, down = seeds, seeds
     p_up, p_down = within, within
@@ -235,120 +225,219 @@ def _flood(seeds: np.ndarray, within: np.ndarray) -> np.ndarray:
     return up | down
 
 
-@dataclass
-class _Candidates:
-    """Flat table of C knocker arrangements within the knock limit.
+@kernel
+def _defender_scenarios(
+    dmask: np.ndarray,
+    sets: np.ndarray,
+    values: np.ndarray,
+    rests: np.ndarray,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> int:
+    """Fill ``sets``/``values``/``rests`` with the defender's set scenarios, in order; count."""
+    _, ranks, suits, n_opt, idx, removed = work
+    k = set_ranks(dmask, ranks, suits, n_opt)
+    idx[:k] = 0
+    q = 0
+    while True:
+        values[q] = scenario_at(dmask, k, ranks, suits, idx, sets[q], rests[q])
+        q += 1
+        if not next_scenario(idx, n_opt, k):
+            break
+    return q
 
-    Attributes:
-        row: int64[C], the knock (hand index) of each candidate.
-        set_cards: int64[C, 4], suit masks of the knocker's set cards.
-        run_cards: int64[C, 4], the knocker's run masks M_s.
-        deadwood: int64[C], the knocker's deadwood K.
+
+@kernel
+def _defender_deadwood(
+    q_count: int,
+    dtotal: int,
+    dvalues: np.ndarray,
+    drests: np.ndarray,
+    dmask: np.ndarray,
+    blocked: bool,
+    ksets: np.ndarray,
+    kruns: np.ndarray,
+) -> tuple[int, int]:
+    """The defender's least deadwood against one knocker arrangement, and its scenario.
+
+    Per scenario the defender melds its own runs, the cards joined to the knocker's run
+    masks through consecutive ranks, and the fourth card of a knocker three-card set
+    (none of these against gin: ``blocked``). The first scenario reaching the least wins.
     """
+    set_rank_mask = ksets[0] | ksets[1] | ksets[2] | ksets[3]
+    best, best_q = 1 << 30, -1
+    for q in range(q_count):
+        dead = dtotal - dvalues[q]
+        for s in range(N_SUITS):
+            rest = drests[q, s]
+            own = RUN_COVER[rest]
+            if blocked:
+                melded = own
+            else:
+                anchors = kruns[s]
+                fourth = set_rank_mask & ~ksets[s] & dmask[s]
+                melded = ((own | _flood(anchors, rest | anchors)) & rest) | fourth
+            dead -= MASK_VALUE[melded]
+        if dead < best:
+            best, best_q = dead, q
+    return best, best_q
 
-    row: np.ndarray
-    set_cards: np.ndarray
-    run_cards: np.ndarray
-    deadwood: np.ndarray
 
-
-def _knocker_candidates(knocker: np.ndarray, limit: np.ndarray) -> _Candidates:
-    """Enumerate every knocker arrangement with deadwood <= its row's limit.
+@kernel
+def knock_row(
+    knocker: np.ndarray,
+    defender: np.ndarray,
+    limit: int,
+    big: bool,
+    gin_bonus: int,
+    undercut_bonus: int,
+    big_gin_bonus: int,
+    out: np.ndarray,
+    out_masks: np.ndarray,
+    layoffs: np.ndarray,
+) -> bool:
+    """Resolve one knock (module docstring); false when the knocker cannot knock.
 
     Args:
-        knocker: bool[M, 52].
-        limit: int64[M], the deadwood allowed per row (0 for big gin).
-
-    Returns:
-        The candidates, one block per set scenario and run-mask choice.
+        knocker: bool[52], 10 cards (11 for big gin).
+        defender: bool[52], 10 cards.
+        limit: the deadwood allowed (0 for big gin).
+        big: a big-gin knock.
+        gin_bonus: the hand's gin bonus.
+        undercut_bonus: the hand's undercut bonus.
+        big_gin_bonus: the hand's big-gin bonus.
+        out: int64[4] written: knocker deadwood, defender deadwood, signed knocker score,
+            knocker wins (0/1).
+        out_masks: int64[4, 4] written: knocker sets, knocker runs, defender sets,
+            defender runs (suit masks).
+        layoffs: bool[52] written: the defender's cards laid off.
     """
-    total = knocker.astype(np.int64) @ CARD_VALUE
-    rows, set_cards, set_value, remaining = [], [], [], []
-    for sc in set_scenarios(knocker):
-        g, pick = np.nonzero(sc.valid)
-        rows.append(sc.rows[g])
-        set_cards.append(sc.removed[g, pick])
-        set_value.append(sc.set_value[g, pick])
-        remaining.append(sc.remaining[g, pick])
-    row = np.concatenate(rows)
-    sets = np.concatenate(set_cards)
-    rest = np.concatenate(remaining)
-    # lowest deadwood of each scenario, all remaining stretches melded whole
-    base = total[row] - np.concatenate(set_value) - RUN_VALUE[rest].sum(axis=1)
-    keep = base <= limit[row]
-    row, sets, rest = row[keep], sets[keep], rest[keep]
-    budget = limit[row] - base[keep]
-    runs = np.zeros_like(rest)
+    work = scratch()
+    kmask = np.zeros(N_SUITS, np.int64)
+    ktotal = hand_suit_masks(knocker, kmask)
+    dmask = np.zeros(N_SUITS, np.int64)
+    dtotal = hand_suit_masks(defender, dmask)
+    # the defender's set scenarios (at most 6**3 for 10 cards)
+    n_d = 1
+    _, ranks, suits, n_opt, idx, removed = work
+    for j in range(set_ranks(dmask, ranks, suits, n_opt)):
+        n_d *= n_opt[j]
+    dsets = np.zeros((n_d, N_SUITS), np.int64)
+    dvalues = np.zeros(n_d, np.int64)
+    drests = np.zeros((n_d, N_SUITS), np.int64)
+    q_count = _defender_scenarios(dmask, dsets, dvalues, drests, work)
+    gin_dead, gin_q = -1, -1  # the defender's answer to gin, computed once
+
+    # the knocker's arrangements: set scenarios, then per suit a run-mask option
+    k = set_ranks(kmask, ranks, suits, n_opt)
+    idx[:k] = 0
+    rest = np.zeros(N_SUITS, np.int64)
+    runs = np.zeros(N_SUITS, np.int64)
+    found = False
+    best_score, best_k, best_q = 0, 0, -1
+    best_sets = np.zeros(N_SUITS, np.int64)
+    best_runs = np.zeros(N_SUITS, np.int64)
+    while True:
+        set_value = scenario_at(kmask, k, ranks, suits, idx, removed, rest)
+        base = ktotal - set_value
+        for s in range(N_SUITS):
+            base -= RUN_VALUE[rest[s]]
+        if base <= limit:
+            b0 = limit - base
+            for o0 in range(_OPT_START[rest[0]], _OPT_START[rest[0] + 1]):
+                if _OPT_DROP[o0] > b0:
+                    break
+                b1 = b0 - _OPT_DROP[o0]
+                for o1 in range(_OPT_START[rest[1]], _OPT_START[rest[1] + 1]):
+                    if _OPT_DROP[o1] > b1:
+                        break
+                    b2 = b1 - _OPT_DROP[o1]
+                    for o2 in range(_OPT_START[rest[2]], _OPT_START[rest[2] + 1]):
+                        if _OPT_DROP[o2] > b2:
+                            break
+                        b3 = b2 - _OPT_DROP[o2]
+                        for o3 in range(_OPT_START[rest[3]], _OPT_START[rest[3] + 1]):
+                            if _OPT_DROP[o3] > b3:
+                                break
+                            kd = limit - (b3 - _OPT_DROP[o3])
+                            runs[0], runs[1] = _OPT_RUN[o0], _OPT_RUN[o1]
+                            runs[2], runs[3] = _OPT_RUN[o2], _OPT_RUN[o3]
+                            blocked = kd == 0
+                            if blocked and gin_q >= 0:
+                                dd, q = gin_dead, gin_q
+                            else:
+                                dd, q = _defender_deadwood(
+                                    q_count, dtotal, dvalues, drests, dmask, blocked, removed, runs
+                                )
+                                if blocked:
+                                    gin_dead, gin_q = dd, q
+                            if big:
+                                score = dd + big_gin_bonus
+                            elif blocked:
+                                score = dd + gin_bonus
+                            elif kd < dd:
+                                score = dd - kd
+                            else:
+                                score = -(undercut_bonus + kd - dd)
+                            if (
+                                not found
+                                or score > best_score
+                                or (score == best_score and kd < best_k)
+                            ):
+                                found = True
+                                best_score, best_k, best_q = score, kd, q
+                                best_sets[:] = removed
+                                best_runs[:] = runs
+        if not next_scenario(idx, n_opt, k):
+            break
+    if not found:
+        return False
+    # the chosen answer again, for its melds and layoffs
+    blocked = best_k == 0
+    set_rank_mask = best_sets[0] | best_sets[1] | best_sets[2] | best_sets[3]
+    dd = dtotal - dvalues[best_q]
     for s in range(N_SUITS):
-        suit = rest[:, s]
-        counts = np.searchsorted(_OPT_KEY, suit * _DROP_SPAN + budget, side="right")
-        counts -= _OPT_START[suit]
-        parent, offset = _ragged_expand(counts)
-        option = _OPT_START[suit[parent]] + offset
-        row, sets, rest, runs = row[parent], sets[parent], rest[parent], runs[parent]
-        runs[:, s] = _OPT_RUN[option]
-        budget = budget[parent] - _OPT_DROP[option]
-    return _Candidates(row, sets, runs, limit[row] - budget)
+        drest = drests[best_q, s]
+        own = RUN_COVER[drest]
+        if blocked:
+            melded = own
+        else:
+            fourth = set_rank_mask & ~best_sets[s] & dmask[s]
+            melded = ((own | _flood(best_runs[s], drest | best_runs[s])) & drest) | fourth
+        dd -= MASK_VALUE[melded]
+        laid = melded & ~own
+        for r in range(N_RANKS):
+            layoffs[s * N_RANKS + r] = (laid >> r) & 1
+        out_masks[0, s] = best_sets[s]
+        out_masks[1, s] = best_runs[s]
+        out_masks[2, s] = dsets[best_q, s]
+        out_masks[3, s] = own
+    out[0] = best_k
+    out[1] = dd
+    out[2] = best_score
+    out[3] = 1 if (big or blocked or best_k < dd) else 0
+    return True
 
 
-@dataclass
-class _DefenderScenarios:
-    """The defender's own set scenarios, flat and grouped by hand.
-
-    Attributes:
-        first: int64[M], index of each hand's first scenario.
-        count: int64[M], number of valid scenarios of each hand (>= 1).
-        set_cards: int64[Q, 4], suit masks of the defender's set cards.
-        set_value: int64[Q], their value.
-        remaining: int64[Q, 4], the defender's suit masks left for runs and layoffs.
-    """
-
-    first: np.ndarray
-    count: np.ndarray
-    set_cards: np.ndarray
-    set_value: np.ndarray
-    remaining: np.ndarray
-
-
-def _defender_scenarios(defender: np.ndarray) -> _DefenderScenarios:
-    """Flatten the valid set scenarios of each defender hand, grouped by hand."""
-    rows, set_cards, set_value, remaining = [], [], [], []
-    for sc in set_scenarios(defender):
-        g, pick = np.nonzero(sc.valid)
-        rows.append(sc.rows[g])
-        set_cards.append(sc.removed[g, pick])
-        set_value.append(sc.set_value[g, pick])
-        remaining.append(sc.remaining[g, pick])
-    row = np.concatenate(rows)
-    order = np.argsort(row, kind="stable")
-    count = np.bincount(row, minlength=defender.shape[0])
-    return _DefenderScenarios(
-        first=np.cumsum(count) - count,
-        count=count,
-        set_cards=np.concatenate(set_cards)[order],
-        set_value=np.concatenate(set_value)[order],
-        remaining=np.concatenate(remaining)[order],
-    )
-
-
-def _knocker_score(
-    k: np.ndarray, d: np.ndarray, is_gin: np.ndarray, is_big_gin: np.ndarray, rules: HandRules
-) -> np.ndarray:
-    """The knocker's signed score: positive when it wins, minus the defender's points.
-
-    ``rules`` holds one row per candidate (the rules of its game).
-    """
-    return np.select(
-        [is_big_gin, is_gin, k < d],
-        [d + rules.big_gin_bonus, d + rules.gin_bonus, d - k],
-        -(rules.undercut_bonus + k - d),
-    )
-
-
-def _unpack(masks: np.ndarray) -> np.ndarray:
-    """int64[M, 4] suit masks -> bool[M, 52]."""
-    bits = (masks[:, :, None] >> _RANK_BITS) & 1
-    return bits.reshape(masks.shape[0], N_CARDS).astype(bool)
+@kernel
+def _knock_rows(
+    knocker: np.ndarray,
+    defender: np.ndarray,
+    limit: np.ndarray,
+    big: np.ndarray,
+    gin_bonus: np.ndarray,
+    undercut_bonus: np.ndarray,
+    big_gin_bonus: np.ndarray,
+    out: np.ndarray,
+    out_masks: np.ndarray,
+    layoffs: np.ndarray,
+    ok: np.ndarray,
+) -> None:
+    """``knock_row`` over a batch of M knocks."""
+    for i in range(knocker.shape[0]):
+        ok[i] = knock_row(
+            knocker[i], defender[i], limit[i], big[i], gin_bonus[i], undercut_bonus[i],
+            big_gin_bonus[i], out[i], out_masks[i], layoffs[i],
+        )  # fmt: skip
 
 
 def _check_batch(
@@ -389,77 +478,6 @@ def _check_batch(
     return knocker, defender, big, rules
 
 
-@dataclass
-class _Answers:
-    """The defender's best answer to each of C knocker candidates.
-
-    Attributes:
-        deadwood: int64[C], the defender's least deadwood D against the candidate.
-        set_cards: int64[C, 4], the defender's own set cards in that answer.
-        run_cards: int64[C, 4], the defender's own run cards (stretches of 3+) in it.
-        layoffs: int64[C, 4], the defender's cards laid off on the knocker's melds.
-    """
-
-    deadwood: np.ndarray
-    set_cards: np.ndarray
-    run_cards: np.ndarray
-    layoffs: np.ndarray
-
-
-def _defender_answers(cand: _Candidates, defender: np.ndarray, no_layoff: np.ndarray) -> _Answers:
-    """The defender's best answer (own melds and layoffs) to every knocker candidate.
-
-    Args:
-        cand: C knocker candidates.
-        defender: bool[M, 52].
-        no_layoff: bool[C], candidates the defender may not lay off on (gin, big gin).
-
-    Returns:
-        Per candidate, the least defender deadwood over the defender's set scenarios and
-        the first scenario reaching it.
-    """
-    dsc = _defender_scenarios(defender)
-    # every (candidate, defender set scenario) pair; the pairs of a candidate are contiguous
-    n_pairs = dsc.count[cand.row]
-    pair_cand, offset = _ragged_expand(n_pairs)
-    pair_row = cand.row[pair_cand]
-    scen = dsc.first[pair_row] + offset
-    blocked = no_layoff[pair_cand, None]
-    anchors = np.where(blocked, 0, cand.run_cards[pair_cand])  # int64[P, 4]
-    knocker_sets = cand.set_cards[pair_cand]
-    set_ranks = np.bitwise_or.reduce(knocker_sets, axis=1, keepdims=True)
-    # the fourth card of a knocker three-card set, when the defender holds it
-    fourth = np.where(blocked, 0, set_ranks & ~knocker_sets & suit_masks(defender)[pair_row])
-    rest = dsc.remaining[scen]
-    own_runs = RUN_COVER[rest]
-    melded = ((own_runs | _flood(anchors, rest | anchors)) & rest) | fourth
-    total = defender.astype(np.int64) @ CARD_VALUE
-    pair_deadwood = total[pair_row] - dsc.set_value[scen] - MASK_VALUE[melded].sum(axis=1)
-    # first pair of each candidate reaching the candidate's minimum
-    deadwood = np.minimum.reduceat(pair_deadwood, np.cumsum(n_pairs) - n_pairs)
-    best = np.flatnonzero(pair_deadwood == deadwood[pair_cand])
-    best = best[_first_of_groups(pair_cand[best])]
-    return _Answers(
-        deadwood=deadwood,
-        set_cards=dsc.set_cards[scen[best]],
-        run_cards=own_runs[best],
-        layoffs=melded[best] & ~own_runs[best],
-    )
-
-
-def _first_of_groups(keys: np.ndarray) -> np.ndarray:
-    """bool[N]: true at the first element of each run of equal consecutive keys."""
-    first = np.ones(keys.size, dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    return first
-
-
-def _best_candidates(row: np.ndarray, score: np.ndarray, deadwood: np.ndarray) -> np.ndarray:
-    """int64[M]: per row, the candidate with the highest score, then the lowest deadwood."""
-    order = np.lexsort((deadwood, -score, row))
-    return order[_first_of_groups(row[order])]
-
-
 def resolve_knocks(
     knocker: np.ndarray,
     defender: np.ndarray,
@@ -490,40 +508,36 @@ def resolve_knocks(
     if m == 0:
         return _empty_outcome()
     limit = np.where(big, 0, per_game.knock_limit).astype(np.int64)
-    cand = _knocker_candidates(knocker, limit)
-    cannot_knock = np.bincount(cand.row, minlength=m) == 0
-    if cannot_knock.any():
-        rows = np.flatnonzero(cannot_knock)[:10]
+    out = np.zeros((m, 4), np.int64)
+    masks = np.zeros((m, 4, N_SUITS), np.int64)
+    layoffs = np.zeros((m, N_CARDS), bool)
+    ok = np.zeros(m, bool)
+    _knock_rows(
+        np.ascontiguousarray(knocker), np.ascontiguousarray(defender), limit, big,
+        per_game.gin_bonus.astype(np.int64), per_game.undercut_bonus.astype(np.int64),
+        per_game.big_gin_bonus.astype(np.int64), out, masks, layoffs, ok,
+    )  # fmt: skip
+    if not ok.all():
+        rows = np.flatnonzero(~ok)[:10]
         raise ValueError(
             f"rows {rows.tolist()} cannot knock: min deadwood "
             f"{min_deadwood(knocker[rows]).tolist()} > limit {limit[rows].tolist()}"
         )
-
-    no_layoff = cand.deadwood == 0  # gin or big gin
-    answers = _defender_answers(cand, defender, no_layoff)
-    cand_big = big[cand.row]
-    score = _knocker_score(
-        cand.deadwood, answers.deadwood, no_layoff & ~cand_big, cand_big, per_game.rows(cand.row)
-    )
-    best = _best_candidates(cand.row, score, cand.deadwood)  # one per row, in row order
-
-    k = cand.deadwood[best]
-    d = answers.deadwood[best]
-    is_gin = (k == 0) & ~big
-    knocker_wins = big | is_gin | (k < d)
+    k, d, score = out[:, 0], out[:, 1], out[:, 2]
+    knocker_wins = out[:, 3].astype(bool)
     return KnockOutcome(
-        knocker_deadwood=k,
-        defender_deadwood=d,
+        knocker_deadwood=k.copy(),
+        defender_deadwood=d.copy(),
         knocker_wins=knocker_wins,
-        points=np.abs(score[best]),
-        gin=is_gin,
+        points=np.abs(score),
+        gin=(k == 0) & ~big,
         big_gin=big.copy(),
         undercut=~knocker_wins,
-        layoffs=_unpack(answers.layoffs[best]),
-        knocker_set_cards=cand.set_cards[best],
-        knocker_run_cards=cand.run_cards[best],
-        defender_set_cards=answers.set_cards[best],
-        defender_run_cards=answers.run_cards[best],
+        layoffs=layoffs,
+        knocker_set_cards=masks[:, 0].copy(),
+        knocker_run_cards=masks[:, 1].copy(),
+        defender_set_cards=masks[:, 2].copy(),
+        defender_run_cards=masks[:, 3].copy(),
     )
 
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
+from hgin_env.engine.cards import N_CARDS, N_RANKS, N_SUITS, RANK_VALUE, suit_masks
+from hgin_env.engine.jit import inline_kernel, kernel
 
 _N_MASKS = 1 << N_RANKS
 #: value above any deadwood, used for "not possible" entries
@@ -82,13 +83,10 @@ def _build_set_options() -> tuple[np.ndarray, np.ndarray]:
 RUN_COVER = _build_run_cover()
 MASK_VALUE = _build_mask_value()
 RUN_VALUE = MASK_VALUE[RUN_COVER]
-#: int64[8192]: value of the highest card in a suit mask (0 for the empty mask)
-MAX_CARD_VALUE = np.array([RANK_VALUE[m.bit_length() - 1] if m else 0 for m in range(_N_MASKS)])
 DISCARD_LOSS = _build_discard_loss(RUN_VALUE)
 #: int32[8192, 13]: deadwood added by discarding rank r from a suit mask's run cards
 #: (run value lost minus the card's own value), or ``NO_DEADWOOD`` where r is not in the
-#: mask: added to a scenario's deadwood, then capped at ``NO_DEADWOOD``, it scores every
-#: discard of the suit and rules out the cards not held in one step
+#: mask
 _DISCARD_DEAD = np.where(
     (np.arange(_N_MASKS)[:, None] >> np.arange(N_RANKS)) & 1,
     DISCARD_LOSS - RANK_VALUE,
@@ -96,12 +94,8 @@ _DISCARD_DEAD = np.where(
 ).astype(np.int32)
 SET_OPTIONS, SET_OPTION_VALID = _build_set_options()
 _COMBOS: dict[int, np.ndarray] = {}
-#: deadwood minima enumerate scenarios in one group when hands x scenarios is below this
-_ONE_GROUP_BELOW = 512
 #: most ranks holding 3+ cards a hand may have (6**6 set scenarios); 20 cards always fit
 MAX_SET_RANKS = 6
-#: scenarios (hands x scenarios per hand) searched at once by the deadwood functions
-SCENARIO_BUDGET = 1 << 18
 
 
 def _combos(k: int) -> np.ndarray:
@@ -243,10 +237,233 @@ def _melded_value(sc: SetScenarios) -> np.ndarray:
 
 
 def _as_batch(hands: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """``hands`` as a C-contiguous bool[M, 52] batch, and the leading shape to give back."""
     hands = _hand_array(hands)
     if hands.shape[-1] != N_CARDS:
         raise ValueError(f"hands must be bool[..., 52], got shape {hands.shape}")
-    return hands.reshape(-1, N_CARDS), hands.shape[:-1]
+    return np.ascontiguousarray(hands.reshape(-1, N_CARDS)), hands.shape[:-1]
+
+
+# ---------------------------------------------------------------- compiled kernels
+# One hand at a time, in compiled loops over the batch: the set scenarios of a hand are
+# walked in the order ``set_scenarios`` lists them (``itertools.product`` over the ranks
+# holding 3+ cards, lowest rank slowest, each rank's options in ``SET_OPTIONS`` order),
+# so that the first best scenario is the same one.
+
+
+@inline_kernel
+def hand_suit_masks(hand: np.ndarray, smask: np.ndarray) -> int:
+    """Fill ``smask`` (int64[4]) with the 13-bit suit masks of ``hand`` (bool[52]); its value."""
+    total = 0
+    for s in range(N_SUITS):
+        m = 0
+        for r in range(N_RANKS):
+            if hand[s * N_RANKS + r]:
+                m |= 1 << r
+                total += RANK_VALUE[r]
+        smask[s] = m
+    return total
+
+
+@inline_kernel
+def set_ranks(smask: np.ndarray, ranks: np.ndarray, suits: np.ndarray, n_opt: np.ndarray) -> int:
+    """The ranks holding 3+ cards (ascending) with their 4-bit suit masks and option counts.
+
+    Returns:
+        k, how many there are (``ranks[:k]``, ``suits[:k]``, ``n_opt[:k]`` filled).
+    """
+    k = 0
+    for r in range(N_RANKS):
+        held = 0
+        count = 0
+        for s in range(N_SUITS):
+            if (smask[s] >> r) & 1:
+                held |= 1 << s
+                count += 1
+        if count >= 3:
+            ranks[k] = r
+            suits[k] = held
+            n_opt[k] = 2 if count == 3 else 6
+            k += 1
+    return k
+
+
+@inline_kernel
+def scenario_at(
+    smask: np.ndarray,
+    k: int,
+    ranks: np.ndarray,
+    suits: np.ndarray,
+    idx: np.ndarray,
+    removed: np.ndarray,
+    remaining: np.ndarray,
+) -> int:
+    """The set scenario ``idx[:k]`` (one option per rank): fill its set cards and the rest.
+
+    Returns:
+        The value of its set cards.
+    """
+    for s in range(N_SUITS):
+        removed[s] = 0
+    value = 0
+    for j in range(k):
+        option = SET_OPTIONS[suits[j], idx[j]]
+        for s in range(N_SUITS):
+            if (option >> s) & 1:
+                removed[s] |= 1 << ranks[j]
+                value += RANK_VALUE[ranks[j]]
+    for s in range(N_SUITS):
+        remaining[s] = smask[s] & ~removed[s]
+    return value
+
+
+@inline_kernel
+def next_scenario(idx: np.ndarray, n_opt: np.ndarray, k: int) -> bool:
+    """Advance ``idx[:k]`` to the next scenario (last rank fastest); false after the last."""
+    j = k - 1
+    while j >= 0:
+        idx[j] += 1
+        if idx[j] < n_opt[j]:
+            return True
+        idx[j] = 0
+        j -= 1
+    return False
+
+
+@kernel
+def hand_min_deadwood(
+    smask: np.ndarray,
+    total: int,
+    ranks: np.ndarray,
+    suits: np.ndarray,
+    n_opt: np.ndarray,
+    idx: np.ndarray,
+    removed: np.ndarray,
+    remaining: np.ndarray,
+) -> int:
+    """Minimum deadwood of one hand given its suit masks and value; -1 over the size limit."""
+    k = set_ranks(smask, ranks, suits, n_opt)
+    if k == 0:
+        return total - (
+            RUN_VALUE[smask[0]] + RUN_VALUE[smask[1]] + RUN_VALUE[smask[2]] + RUN_VALUE[smask[3]]
+        )
+    if k > MAX_SET_RANKS:
+        return -1
+    idx[:k] = 0
+    best = -1
+    while True:
+        value = scenario_at(smask, k, ranks, suits, idx, removed, remaining)
+        for s in range(N_SUITS):
+            value += RUN_VALUE[remaining[s]]
+        best = max(best, value)
+        if not next_scenario(idx, n_opt, k):
+            break
+    return total - best
+
+
+@kernel
+def hand_discard_deadwood(
+    smask: np.ndarray,
+    total: int,
+    ranks: np.ndarray,
+    suits: np.ndarray,
+    n_opt: np.ndarray,
+    idx: np.ndarray,
+    removed: np.ndarray,
+    remaining: np.ndarray,
+    out: np.ndarray,
+) -> bool:
+    """Fill ``out`` (int64[52]) with the deadwood left by each discard; false over the limit.
+
+    Entry c is the least, over the scenarios that keep c out of sets, of the scenario's
+    deadwood plus what discarding c adds (``_DISCARD_DEAD``); ``NO_DEADWOOD`` for a card
+    not held.
+    """
+    k = set_ranks(smask, ranks, suits, n_opt)
+    if k > MAX_SET_RANKS:
+        return False
+    for c in range(N_CARDS):
+        out[c] = NO_DEADWOOD
+    idx[:k] = 0
+    while True:
+        value = scenario_at(smask, k, ranks, suits, idx, removed, remaining)
+        for s in range(N_SUITS):
+            value += RUN_VALUE[remaining[s]]
+        base = total - value
+        for s in range(N_SUITS):
+            rest = remaining[s]
+            while rest:
+                r = _lowest_bit(rest)
+                rest &= rest - 1
+                dead = base + _DISCARD_DEAD[remaining[s], r]
+                if dead < out[s * N_RANKS + r]:
+                    out[s * N_RANKS + r] = dead
+        if not next_scenario(idx, n_opt, k):
+            break
+    return True
+
+
+@inline_kernel
+def _lowest_bit(mask: int) -> int:
+    """The index of the lowest set bit of a non-zero 13-bit mask."""
+    r = 0
+    while not (mask >> r) & 1:
+        r += 1
+    return r
+
+
+@kernel
+def scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The per-hand work arrays of the meld kernels: smask, ranks, suits, n_opt, idx, removed."""
+    return (
+        np.zeros(N_SUITS, np.int64),
+        np.zeros(N_RANKS, np.int64),
+        np.zeros(N_RANKS, np.int64),
+        np.zeros(N_RANKS, np.int64),
+        np.zeros(N_RANKS, np.int64),
+        np.zeros(N_SUITS, np.int64),
+    )
+
+
+@kernel
+def _min_deadwood_rows(hands: np.ndarray, out: np.ndarray) -> int:
+    """``min_deadwood`` of each row of bool[N, 52]; returns a row over the limit, or -1."""
+    smask, ranks, suits, n_opt, idx, removed = scratch()
+    remaining = np.zeros(N_SUITS, np.int64)
+    for i in range(hands.shape[0]):
+        total = hand_suit_masks(hands[i], smask)
+        dead = hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining)
+        if dead < 0:
+            return i
+        out[i] = dead
+    return -1
+
+
+@kernel
+def _discard_deadwood_rows(hands: np.ndarray, out: np.ndarray) -> int:
+    """``deadwood_after_discard`` of each row; returns a row over the limit, or -1."""
+    smask, ranks, suits, n_opt, idx, removed = scratch()
+    remaining = np.zeros(N_SUITS, np.int64)
+    for i in range(hands.shape[0]):
+        total = hand_suit_masks(hands[i], smask)
+        if not hand_discard_deadwood(
+            smask, total, ranks, suits, n_opt, idx, removed, remaining, out[i]
+        ):
+            return i
+    return -1
+
+
+def _too_many_sets(flat: np.ndarray) -> ValueError:
+    """The error for a batch holding a hand with more than ``MAX_SET_RANKS`` set ranks."""
+    by_suit = flat.reshape(-1, N_SUITS, N_RANKS).view(np.uint8)
+    rank_count = by_suit.sum(axis=1)
+    k_of = np.count_nonzero(rank_count >= 3, axis=1)
+    worst = int(k_of.argmax())
+    return ValueError(
+        f"hand {worst} ({int(rank_count[worst].sum())} cards) has {int(k_of[worst])} ranks "
+        f"with 3 or more cards; the exact meld search takes at most {MAX_SET_RANKS} (any hand "
+        "of up to 20 cards)"
+    )
 
 
 def min_deadwood(hands: np.ndarray) -> np.ndarray:
@@ -269,9 +486,8 @@ def min_deadwood(hands: np.ndarray) -> np.ndarray:
     """
     flat, shape = _as_batch(hands)
     out = np.zeros(flat.shape[0], dtype=np.int64)
-    total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in _scenario_groups(flat, _ONE_GROUP_BELOW, SCENARIO_BUDGET):
-        out[sc.rows] = total[sc.rows] - _melded_value(sc).max(axis=1)
+    if _min_deadwood_rows(flat, out) >= 0:
+        raise _too_many_sets(flat)
     return out.reshape(shape)
 
 
@@ -286,52 +502,10 @@ def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
         card c, and ``NO_DEADWOOD`` for a card not held.
     """
     flat, shape = _as_batch(hands)
-    n = flat.shape[0]
-    out = np.empty((n, N_CARDS), dtype=np.int64)
-    total = flat.astype(np.int64) @ CARD_VALUE
-    for sc in _scenario_groups(flat, _ONE_GROUP_BELOW, SCENARIO_BUDGET):
-        # deadwood of each scenario (above any real one where the scenario is invalid),
-        # plus what discarding each of its run cards adds; set cards and cards not held
-        # score at least NO_DEADWOOD (scenario 0, no sets, always holds every card)
-        base = (total[sc.rows, None] - _melded_value(sc)).astype(np.int32)  # [G, S]
-        if not sc.valid.all():
-            base[~sc.valid] = 2 * NO_DEADWOOD
-        if sc.remaining.shape[1] == 1:
-            dead = base[:, 0, None, None] + _DISCARD_DEAD[sc.remaining[:, 0]]  # [G, 4, 13]
-        else:
-            dead = (base[:, :, None, None] + _DISCARD_DEAD[sc.remaining]).min(axis=1)
-        dead = np.minimum(dead.reshape(-1, N_CARDS), NO_DEADWOOD)
-        if sc.rows.size == n:
-            out[:] = dead
-        else:
-            out[sc.rows] = dead
+    out = np.empty((flat.shape[0], N_CARDS), dtype=np.int64)
+    if _discard_deadwood_rows(flat, out) >= 0:
+        raise _too_many_sets(flat)
     return out.reshape(shape + (N_CARDS,))
-
-
-def may_knock(hands11: np.ndarray, knock_limit: int = 10) -> np.ndarray:
-    """A cheap necessary condition for a knock: false rows cannot knock with any discard.
-
-    A card that lies in no possible meld of the hand (no 3 of its rank, no 3 consecutive
-    ranks of its suit around it) is deadwood in every arrangement; the best a discard can
-    do is to throw the most valuable of them. So if the rest exceed the limit, no discard
-    allows a knock.
-
-    Args:
-        hands11: bool[N, 52].
-        knock_limit: the knock limit.
-
-    Returns:
-        bool[N].
-    """
-    hands11 = _hand_array(hands11)
-    n = hands11.shape[0]
-    by_suit = hands11.reshape(n, N_SUITS, N_RANKS).view(np.uint8)
-    in_set = (by_suit[:, 0] + by_suit[:, 1] + by_suit[:, 2] + by_suit[:, 3]) >= 3  # [N, 13]
-    packed = np.packbits(in_set, axis=1, bitorder="little").astype(np.int64)
-    set_ranks = packed[:, 0] | (packed[:, 1] << 8)  # 13-bit mask of ranks with 3+ cards
-    smask = suit_masks(hands11)
-    loose = smask & ~RUN_COVER[smask] & ~set_ranks[:, None]  # int64[N, 4]
-    return MASK_VALUE[loose].sum(axis=1) - MAX_CARD_VALUE[loose].max(axis=1) <= knock_limit
 
 
 def knock_discards(hands11: np.ndarray, knock_limit: int | np.ndarray = 10) -> np.ndarray:
@@ -340,25 +514,16 @@ def knock_discards(hands11: np.ndarray, knock_limit: int | np.ndarray = 10) -> n
     Args:
         hands11: bool[..., 52] hands of 11 cards (after taking a card).
         knock_limit: the knock limit, or int[N] one per hand of a batch ``[N, 52]`` (a mix
-            of rule sets; one pass per distinct limit).
+            of rule sets).
 
     Returns:
         bool[..., 52], true for a held card whose discard allows a knock.
     """
+    dead = deadwood_after_discard(hands11)
     if np.ndim(knock_limit) > 0:
         limits = np.asarray(knock_limit, dtype=np.int64)
-        out = np.zeros(np.shape(hands11), dtype=bool)
-        for value in np.unique(limits):
-            some = limits == value
-            out[some] = knock_discards(np.asarray(hands11)[some], int(value))
-        return out
-    knock_limit = int(knock_limit)
-    flat, shape = _as_batch(hands11)
-    out = np.zeros(flat.shape, dtype=bool)
-    rows = np.flatnonzero(may_knock(flat, knock_limit))
-    if rows.size:
-        out[rows] = deadwood_after_discard(flat[rows]) <= knock_limit
-    return out.reshape(shape + (N_CARDS,))
+        return np.asarray(dead <= limits.reshape(limits.shape + (1,)))
+    return np.asarray(dead <= int(knock_limit))
 
 
 def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:

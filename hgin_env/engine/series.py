@@ -9,6 +9,7 @@ callers see a finished hand only through the ``SeriesStep`` that ended it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,7 +112,7 @@ class SeriesEngine:
         rows = np.flatnonzero(hand_over)
         series_over = np.zeros(self.n, bool)
         if rows.size == 0:
-            return SeriesStep(hand_over, series_over, rows, _NO_HANDS)
+            return SeriesStep(hand_over, series_over, rows, _no_hands())
         finished_hands = eng.state.rows(rows)
         self.hands_played[rows] += 1
         series_over = self.sheets.record(eng.state.winner, eng.state.points, mask=hand_over)
@@ -121,4 +122,7 @@ class SeriesEngine:
         return SeriesStep(hand_over, series_over, rows, finished_hands)
 
 
-_NO_HANDS = HandState.empty(0)
+@functools.cache
+def _no_hands() -> HandState:
+    """The state of zero hands (made on first use: importing the engine runs no kernel)."""
+    return HandState.empty(0)

@@ -87,6 +87,8 @@ class HandTable:
         self.engine = GinEngine(n, rules, seed, weights)
         self.rules = self.engine.rules
         self.n = n
+        # the final state of no hand: what most steps report (copying none each step)
+        self._no_hands = self.engine.state.rows(np.zeros(0, np.int64))
 
     @property
     def finished(self) -> np.ndarray:
@@ -104,7 +106,8 @@ class HandTable:
         """Apply one action per game (see ``GinEngine.step``); the ended hands' final state."""
         hand_over = self.engine.step(actions, active)
         rows = np.flatnonzero(hand_over)
-        return SeriesStep(hand_over, np.zeros(self.n, bool), rows, self.engine.state.rows(rows))
+        hands = self.engine.state.rows(rows) if rows.size else self._no_hands
+        return SeriesStep(hand_over, np.zeros(self.n, bool), rows, hands)
 
 
 def make_table(

@@ -19,7 +19,10 @@ legality, scoring, dealing and the score sheet all come from the engine. One ``s
 The opponent may end a hand between two agent decisions (and, in series mode, the next
 hand is dealt at once); its result goes into that step's reward. Engine steps touch only
 the games whose turn it is (``step(actions, active)``), and the engine's masks are cached
-per game, so waiting games cost no work. At reset, a hand the
+per game, so waiting games cost no work. A core of one game (the Gymnasium env) steps
+and resets through a scalar path (``_step_one``, ``_run_one``): the same checks, moves
+and scoring in Python scalars, without the bool[N] bookkeeping that would cost more
+than the game itself. At reset, a hand the
 opponent ends before the agent's first decision (it takes the upcard and knocks at once)
 cannot be shown to the agent: in hand mode that hand is dealt again (counted in
 ``redeals``); in series mode its reward is paid with the agent's first step.
@@ -35,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
+from numba import njit
 
 from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
@@ -54,6 +58,11 @@ from hgin_env.envs.policy import Policy, PolicyCall, resolve_policy
 
 # plain ints for the hot path (IntEnum attribute access is slow)
 _OVER, _TRUNCATED = int(Phase.OVER), int(Outcome.TRUNCATED)
+#: the one game of a single-game core, as a row list and as a bool[1] selection
+_ROW0 = np.zeros(1, np.int64)
+_ONE = np.ones(1, bool)
+_ONE.flags.writeable = False
+_ROW0.flags.writeable = False
 
 
 @dataclass
@@ -293,6 +302,9 @@ class GinCore:
         if not fresh.any():
             return
         self._begin(fresh)
+        if self.n == 1:
+            self.awaiting[0] |= self._run_one(False, True, None)[1]
+            return
         _, fresh = self._run(np.zeros(self.n, bool), fresh, None)
         self.awaiting |= fresh
 
@@ -310,7 +322,9 @@ class GinCore:
 
         With ``config.privileged`` the hidden-information block follows each observation.
         """
-        rows = np.arange(self.n) if rows is None else np.asarray(rows, np.int64)
+        if rows is None:
+            rows = _ROW0 if self.n == 1 else np.arange(self.n)
+        rows = np.asarray(rows, np.int64)
         seats = self.agent_seat[rows]
         obs = encode_observations(self.engine, seats, self.sheets, rows)
         if not self.config.privileged:
@@ -348,6 +362,11 @@ class GinCore:
             ValueError: for a wrong shape or dtype, or (``illegal_action="raise"``) an
                 illegal action, naming the action and the legal ones.
         """
+        if self.n == 1:
+            one = self._step_one(actions)
+            if autoreset:
+                self._autoreset_one(one)
+            return one
         a = action_ids(actions, self.n)
         mask = self.engine.legal_action_mask(copy=False)
         illegal = illegal_games(a, mask, self.awaiting)
@@ -432,6 +451,66 @@ class GinCore:
                 result.add(tally, turn & moving)
             self._pending.add(tally, turn & fresh)
 
+    def _step_one(self, actions: np.ndarray) -> StepResult:
+        """``step`` for a single game (N = 1), with Python scalars.
+
+        The same checks, moves and scoring as the batched ``step``, without its bool[N]
+        bookkeeping, which costs more than the game itself when N = 1.
+        """
+        a = int(action_ids(actions, 1)[0])
+        mask = self.engine.legal_action_mask(copy=False)
+        awaiting = bool(self.awaiting[0])
+        illegal = awaiting and not (a >= 0 and bool(mask[0, a]))
+        if illegal and self.config.illegal_action == "raise":
+            raise ValueError(illegal_message(actions, _ONE, mask, self.engine.state.phase))
+        result, self._pending = self._pending, StepResult.zeros(1)
+        result.illegal[0] = result.terminated[0] = illegal
+        moving = awaiting and not illegal
+        if moving:
+            self._advance(_ONE, result, np.array([a], np.int64))
+        moving, fresh = self._run_one(moving, False, result)
+        self.awaiting[0] = moving or fresh
+        cfg = self.config
+        if illegal:
+            result.reward[0] = -cfg.illegal_penalty
+        else:
+            reward = result.hand_score[0] / cfg.reward_scale
+            result.reward[0] = reward + result.series_result[0] * cfg.series_win_reward
+        return result
+
+    def _autoreset_one(self, result: StepResult) -> None:
+        """``step``'s autoreset for a single game: keep its last observation, then reset.
+
+        The same as the batched path's (``test_autoreset_equals_step_then_reset``).
+        """
+        done = bool(result.terminated[0] or result.truncated[0])
+        result.final_rows = _ROW0.copy() if done else _ROW0[:0].copy()
+        result.final_obs = self.observe() if done else np.zeros((0, self.obs_dim), np.float32)
+        if done:
+            self.reset()
+
+    def _run_one(self, moving: bool, fresh: bool, result: StepResult | None) -> tuple[bool, bool]:
+        """``_run`` for a single game (N = 1, no autoreset), with Python scalars.
+
+        With one game, ``moving`` and ``fresh`` exclude each other, so each opponent move
+        is scored straight into ``result`` (moving) or ``_pending`` (fresh).
+        """
+        seat = self.agent_seat[0]
+        while True:
+            over = bool(self.table.finished[0])
+            if over and moving and result is not None:
+                moving = False
+                self._mark_end(result, _ONE)
+            if over and fresh:
+                self.redeals[0] += 1
+                self._pending.clear(_ONE)
+                self.table.reset(_ONE)
+            s = self.engine.state
+            if not (moving or fresh) or s.phase[0] == _OVER or s.current[0] == seat:
+                return moving, fresh
+            tally = result if moving and result is not None else self._pending
+            self._advance(_ONE, tally)
+
     def _restart(self, ended: np.ndarray, finals: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Keep the last observations of the episodes ``ended`` (bool[N]), then restart them."""
         finals.append((ended.nonzero()[0], self.final_observations(ended)))
@@ -453,7 +532,8 @@ class GinCore:
     def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> None:
         """One engine step in the ``active`` games only; the opponent decides if no actions."""
         if actions is None:
-            actions = self._opponent_actions(active.nonzero()[0])
+            rows = _ROW0 if self.n == 1 else active.nonzero()[0]
+            actions = self._opponent_actions(rows)
         st = self.table.step(actions, active)
         if st.rows.size:
             self._score(st, tally)
@@ -492,13 +572,23 @@ class GinCore:
             raise ValueError(
                 f"the opponent policy returned {chosen.shape} actions for {rows.size} games"
             )
-        ok = (chosen >= 0) & (chosen < N_ACTIONS)
-        ok &= masks[np.arange(rows.size), np.where(ok, chosen, 0)]
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
+        j = _first_illegal(chosen, masks)
+        if j >= 0:
             phase = Phase(int(self.engine.state.phase[rows[j]])).name
             who = f"game {int(rows[j])}: the opponent policy {type(self.opponent).__name__} chose "
             raise ValueError(illegal_action_message(chosen[j], masks[j], phase, who))
+        if rows.size == self.n:  # every game (rows is ascending): no scatter
+            return chosen
         actions = np.zeros(self.n, np.int64)
         actions[rows] = chosen
         return actions
+
+
+@njit(cache=True, nogil=True)
+def _first_illegal(chosen: np.ndarray, masks: np.ndarray) -> int:
+    """The first row whose action ``chosen[i]`` is not legal under ``masks[i]``, else -1."""
+    for i in range(chosen.size):
+        a = chosen[i]
+        if a < 0 or a >= masks.shape[1] or not masks[i, a]:
+            return i
+    return -1

@@ -71,6 +71,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import STOCK_AT_DEAL, GinEngine, Phase
@@ -178,6 +179,9 @@ def encode_observations(
 ) -> np.ndarray:
     """Build the observations of the given seats.
 
+    The engine answers the deadwood (its cached meld search); one compiled loop over the
+    selected games (``_encode_rows``) writes every block.
+
     Args:
         engine: the batched engine.
         seats: int[M], the seat observing in each selected game.
@@ -188,70 +192,154 @@ def encode_observations(
         float32[M, OBS_DIM].
     """
     s = engine.state
-    rows = np.arange(engine.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    rows = np.arange(engine.n) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
     seats = np.asarray(seats, dtype=np.int64).reshape(-1)
-    opp = 1 - seats
     m = rows.size
-    obs = np.zeros((m, OBS_DIM), dtype=np.float32)
-    L = OBS_LAYOUT
-    r = np.arange(m)
-    # per-seat card blocks, gathered as rows of the [N * 2, 52] views of the state
-    mine, theirs = 2 * rows + seats, 2 * rows + opp
-    obs[:, L["hand"]] = s.hands.reshape(-1, N_CARDS)[mine]
-    obs[:, L["opponent_known"]] = s.known.reshape(-1, N_CARDS)[theirs]
-    discards = s.discards.reshape(-1, N_CARDS)
-    obs[:, L["opponent_discards"]] = discards[theirs]
-    obs[:, L["own_discards"]] = discards[mine]
-    tops = engine.top_discards(rows)
-    has_top = (tops >= 0).nonzero()[0]
-    top = tops[has_top]
-    obs[:, L["pile_below"]] = s.in_pile[rows]
-    obs[has_top, L["pile_below"].start + top] = 0.0
-    obs[has_top, L["top_discard"].start + top] = 1.0
-    phase = s.phase[rows]
-    live = phase != _OVER
-    acting = (s.current[rows] == seats) & live
-    discarding = acting & (phase == _DISCARD)
-    deadwood = np.empty(m, dtype=np.int64)
-    disc = discarding.nonzero()[0]
-    if disc.size:
-        dd = engine.discard_deadwood(rows[disc])
-        obs[disc, L["discard_deadwood"]] = np.minimum(dd, DEADWOOD_SCALE) / DEADWOOD_SCALE
-        # the seat's deadwood is the best over the discards it may make
-        taken = s.taken[rows[disc]].astype(np.int64)
-        barred = (taken >= 0).nonzero()[0] if not engine.rules.allow_rediscard else disc[:0]
-        if barred.size:
-            dd[barred, taken[barred]] = NO_DEADWOOD
-        deadwood[disc] = dd.min(axis=1)
-    waiting = (~discarding).nonzero()[0]
-    deadwood[waiting] = engine.hand_deadwood(rows[waiting], seats[waiting])
-    obs[:, L["deadwood"].start] = deadwood / DEADWOOD_SCALE
-    phase_idx = _PHASE_ENTRY[phase] + ((phase == _DRAW) & s.must_draw_stock[rows])
-    obs[r[live], L["phase"].start + phase_idx[live]] = 1.0
-    obs[:, L["to_act"].start] = acting
-    obs[:, L["stock"].start] = engine.stock_sizes(rows) / STOCK_AT_DEAL
-    obs[:, L["dealer"].start] = s.dealer[rows] == seats
-    obs[:, L["turn"].start] = s.turns[rows] / engine.rules.max_turns_per_hand
-    if sheets is not None:
+    # the seat to act in the discard phase reads the deadwood each discard leaves; any
+    # other seat its hand's least deadwood
+    if m == 1:  # one game: scalar tests, no index arrays
+        g = rows[0]
+        if s.phase[g] == _DISCARD and s.current[g] == seats[0]:
+            disc, after_discard = _ONE_ROW, engine.discard_deadwood(rows)
+            deadwood = np.empty(1, dtype=np.int64)
+        else:
+            disc, after_discard = _NO_ROWS, _NO_DEADWOOD_ROWS
+            deadwood = np.asarray(engine.hand_deadwood(rows, seats), dtype=np.int64)
+    else:
+        discarding = (s.phase[rows] == _DISCARD) & (s.current[rows] == seats)
+        disc, waiting = discarding.nonzero()[0], (~discarding).nonzero()[0]
+        after_discard = engine.discard_deadwood(rows[disc]) if disc.size else _NO_DEADWOOD_ROWS
+        deadwood = np.empty(m, dtype=np.int64)
+        if waiting.size:
+            deadwood[waiting] = engine.hand_deadwood(rows[waiting], seats[waiting])
+    hr = engine.hand_rules
+    if sheets is None:
+        scores, entered, won, finished = _NO_SHEET
+        next_entry = _NO_ENTRY
+        target = 1.0
+    else:
+        scores, entered = sheets.scores, sheets.entered
+        won, finished = sheets.game_winners, sheets.finished
+        next_entry = np.stack([sheets.next_entry_games(seat) for seat in _BOTH_SEATS], axis=1)
         target = float(engine.rules.game_target)
-        obs[:, L["my_scores"]] = np.minimum(sheets.scores[rows, seats] / target, 2.0)
-        obs[:, L["opp_scores"]] = np.minimum(sheets.scores[rows, opp] / target, 2.0)
-        obs[:, L["my_entered"]] = sheets.entered[rows, seats]
-        obs[:, L["opp_entered"]] = sheets.entered[rows, opp]
-        obs[:, L["open_games"]] = sheets.open_games[rows]
-        full_seats = np.zeros(engine.n, dtype=np.int64)
-        full_seats[rows] = seats
-        obs[:, L["my_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
-        full_seats[rows] = opp
-        obs[:, L["opp_next_entry"]] = sheets.next_entry_games(full_seats)[rows]
-        obs[:, L["rules_game_target"].start] = min(target / POINTS_SCALE, 2.0)
-    rules = engine.hand_rules.rows(rows)
-    obs[:, L["rules_knock_limit"].start] = rules.knock_limit / DEADWOOD_SCALE
-    obs[:, L["rules_gin_bonus"].start] = np.minimum(rules.gin_bonus / POINTS_SCALE, 2.0)
-    obs[:, L["rules_undercut_bonus"].start] = np.minimum(rules.undercut_bonus / POINTS_SCALE, 2.0)
-    obs[:, L["rules_big_gin"].start] = rules.big_gin
-    obs[:, L["rules_big_gin_bonus"].start] = np.minimum(rules.big_gin_bonus / POINTS_SCALE, 2.0)
+    obs = np.zeros((m, OBS_DIM), dtype=np.float32)
+    _encode_rows(
+        obs, rows, seats, disc, after_discard, deadwood,
+        s.hands, s.known, s.discards, s.in_pile, s.pile, s.pile_size, s.phase, s.current,
+        s.must_draw_stock, s.taken, s.stock_pos, s.dealer, s.turns,
+        float(engine.rules.max_turns_per_hand), bool(engine.rules.allow_rediscard),
+        hr.knock_limit, hr.gin_bonus, hr.undercut_bonus, hr.big_gin, hr.big_gin_bonus,
+        sheets is not None, target, scores, entered, won, finished, next_entry,
+    )  # fmt: skip
     return obs
+
+
+#: empty inputs of ``_encode_rows`` (no rows of a kind, no score sheet)
+_NO_ROWS = np.zeros(0, np.int64)
+_BOTH_SEATS = (np.array(0), np.array(1))
+_ONE_ROW = np.zeros(1, np.int64)
+_NO_DEADWOOD_ROWS = np.zeros((0, N_CARDS), np.int64)
+_NO_SHEET = (
+    np.zeros((1, 2, 3), np.int64),
+    np.zeros((1, 2, 3), bool),
+    np.zeros((1, 3), np.int64),
+    np.zeros(1, bool),
+)
+_NO_ENTRY = np.zeros((1, 2, 3), bool)
+# block offsets as plain ints for the compiled loop
+_HAND, _TOP, _BELOW = (OBS_LAYOUT[k].start for k in ("hand", "top_discard", "pile_below"))
+_OPP_KNOWN, _OPP_DISC, _OWN_DISC = (
+    OBS_LAYOUT[k].start for k in ("opponent_known", "opponent_discards", "own_discards")
+)
+_DISC_DW, _DW, _PHASE = (OBS_LAYOUT[k].start for k in ("discard_deadwood", "deadwood", "phase"))
+_TO_ACT, _STOCK, _DEALER, _TURN = (
+    OBS_LAYOUT[k].start for k in ("to_act", "stock", "dealer", "turn")
+)
+_SHEET = tuple(
+    OBS_LAYOUT[k].start
+    for k in (
+        "my_scores", "opp_scores", "my_entered", "opp_entered", "open_games",
+        "my_next_entry", "opp_next_entry",
+    )
+)  # fmt: skip
+_RULES = tuple(
+    OBS_LAYOUT[k].start
+    for k in (
+        "rules_knock_limit", "rules_gin_bonus", "rules_undercut_bonus", "rules_big_gin",
+        "rules_big_gin_bonus", "rules_game_target",
+    )
+)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _encode_rows(  # noqa: PLR0913 - the engine's arrays, passed one by one to the kernel
+    obs, rows, seats, disc, after_discard, deadwood,
+    hands, known, discards, in_pile, pile, pile_size, phase, current,
+    must_draw_stock, taken, stock_pos, dealer, turns,
+    max_turns, allow_rediscard,
+    knock_limit, gin_bonus, undercut_bonus, big_gin, big_gin_bonus,
+    has_sheets, target, scores, entered, won, finished, next_entry,
+):  # fmt: skip
+    """Fill ``obs`` (float32[M, OBS_DIM], zeroed) with the observations of ``rows``.
+
+    ``disc`` (int[D]) are the positions in ``rows`` of the seats discarding, with
+    ``after_discard`` (int64[D, 52]) the engine's deadwood after each discard;
+    ``deadwood`` (int64[M]) holds the other positions' hand deadwood (filled here for
+    ``disc``). The rest are the engine's state and per-game rules and the score sheet's
+    arrays (placeholders when ``has_sheets`` is false).
+    """
+    for j in range(disc.size):
+        i = disc[j]
+        g = rows[i]
+        best = NO_DEADWOOD
+        barred = taken[g] if not allow_rediscard else -1
+        for c in range(N_CARDS):
+            d = after_discard[j, c]
+            obs[i, _DISC_DW + c] = min(d, DEADWOOD_SCALE) / DEADWOOD_SCALE
+            if c != barred and d < best:
+                best = d
+        deadwood[i] = best
+    for i in range(rows.size):
+        g, me = rows[i], seats[i]
+        opp = 1 - me
+        for c in range(N_CARDS):
+            obs[i, _HAND + c] = hands[g, me, c]
+            obs[i, _OPP_KNOWN + c] = known[g, opp, c]
+            obs[i, _OPP_DISC + c] = discards[g, opp, c]
+            obs[i, _OWN_DISC + c] = discards[g, me, c]
+            obs[i, _BELOW + c] = in_pile[g, c]
+        if pile_size[g] > 0:
+            top = pile[g, pile_size[g] - 1]
+            obs[i, _BELOW + top] = 0.0
+            obs[i, _TOP + top] = 1.0
+        ph = phase[g]
+        obs[i, _DW] = deadwood[i] / DEADWOOD_SCALE
+        if ph != _OVER:
+            entry = _PHASE_ENTRY[ph]
+            if ph == _DRAW and must_draw_stock[g]:
+                entry += 1
+            obs[i, _PHASE + entry] = 1.0
+            if current[g] == me:
+                obs[i, _TO_ACT] = 1.0
+        obs[i, _STOCK] = (N_CARDS - np.int64(stock_pos[g])) / STOCK_AT_DEAL
+        if dealer[g] == me:
+            obs[i, _DEALER] = 1.0
+        obs[i, _TURN] = turns[g] / max_turns
+        if has_sheets:
+            for k in range(3):
+                obs[i, _SHEET[0] + k] = min(scores[g, me, k] / target, 2.0)
+                obs[i, _SHEET[1] + k] = min(scores[g, opp, k] / target, 2.0)
+                obs[i, _SHEET[2] + k] = entered[g, me, k]
+                obs[i, _SHEET[3] + k] = entered[g, opp, k]
+                obs[i, _SHEET[4] + k] = 1.0 if won[g, k] < 0 and not finished[g] else 0.0
+                obs[i, _SHEET[5] + k] = next_entry[g, me, k]
+                obs[i, _SHEET[6] + k] = next_entry[g, opp, k]
+            obs[i, _RULES[5]] = min(target / POINTS_SCALE, 2.0)
+        obs[i, _RULES[0]] = knock_limit[g] / DEADWOOD_SCALE
+        obs[i, _RULES[1]] = min(gin_bonus[g] / POINTS_SCALE, 2.0)
+        obs[i, _RULES[2]] = min(undercut_bonus[g] / POINTS_SCALE, 2.0)
+        obs[i, _RULES[3]] = big_gin[g]
+        obs[i, _RULES[4]] = min(big_gin_bonus[g] / POINTS_SCALE, 2.0)
 
 
 def encode_privileged(

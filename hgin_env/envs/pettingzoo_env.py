@@ -56,6 +56,9 @@ from hgin_env.envs.observation import OBS_DIM, encode_observations
 from hgin_env.envs.render import render_rgb, render_view
 
 AGENTS = ("player_0", "player_1")
+#: the observing seat and the one game as index arrays, built once (the observe hot path)
+_SEATS = (np.zeros(1, np.int64), np.ones(1, np.int64))
+_ROW0 = np.zeros(1, np.int64)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -155,10 +158,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may see: its observation vector and its legal-action mask."""
         seat = AGENTS.index(agent)
-        obs = encode_observations(self.engine, np.array([seat]), self.sheets)[0]
+        obs = encode_observations(self.engine, _SEATS[seat], self.sheets, _ROW0)[0]
         mask = np.zeros(N_ACTIONS, np.int8)
         if agent == self.agent_selection and not self._done(agent):
-            mask[:] = self.engine.legal_action_mask()[0]
+            mask[:] = self.engine.legal_action_mask(copy=False)[0]
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -196,7 +199,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         except (TypeError, ValueError):
             a = -1
         whole = scalar and bool(a == action)  # one id, not 3.5 or an array
-        mask = self.engine.legal_action_mask()[0]
+        mask = self.engine.legal_action_mask(copy=False)[0]
         if 0 <= a < N_ACTIONS and mask[a] and whole:
             return a
         if self.config.illegal_action == "penalize":

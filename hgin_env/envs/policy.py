@@ -44,6 +44,7 @@ from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from numba import njit
 
 from hgin_env.engine.keys import to_uniform
 from hgin_env.envs.spec import split_spec
@@ -80,16 +81,31 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
     is the top 53 bits of ``keys[i]`` as a uniform number in [0, 1).
     """
     masks = np.asarray(action_masks, dtype=bool)
+    uniform = to_uniform(np.asarray(keys, dtype=np.uint64).reshape(-1))
+    if uniform.shape != masks.shape[:1]:
+        raise ValueError(f"expected {masks.shape[0]} keys (one per row), got {uniform.size}")
+    return _pick_legal(masks, uniform)
+
+
+@njit(cache=True, nogil=True)
+def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """int64[N]: row i's ``floor(uniform[i] * count_i)``-th legal action, -1 for none."""
     n, width = masks.shape
-    counts = np.count_nonzero(masks, axis=1)
-    uniform = to_uniform(np.asarray(keys, dtype=np.uint64))
-    pick = (uniform * counts).astype(np.int64)
-    legal = np.flatnonzero(masks)  # row-major flat ids of the legal actions
-    if legal.size == 0:
-        return np.full(n, -1, dtype=np.int64)
-    first = np.cumsum(counts) - counts
-    chosen = legal[np.minimum(first + pick, legal.size - 1)] - np.arange(n) * width
-    return np.where(counts > 0, chosen, -1)
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        count = 0
+        for a in range(width):
+            count += masks[i, a]
+        if count == 0:
+            continue
+        pick = min(int(uniform[i] * count), count - 1)
+        for a in range(width):
+            if masks[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+    return out
 
 
 def needs_observations(policy: object) -> bool:

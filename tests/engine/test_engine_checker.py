@@ -169,10 +169,11 @@ def test_series_batch_equals_single_series():
 
 # --------------------------------------------------------------------- imports
 
-ALLOWED_TOP_LEVEL = {"numpy", "__future__"} | set(sys.stdlib_module_names)
+# the engine is numpy and its kernel compiler, numba (hgin_env/engine/jit.py) only
+ALLOWED_TOP_LEVEL = {"numpy", "numba", "__future__"} | set(sys.stdlib_module_names)
 
 
-def test_engine_sources_import_only_numpy_stdlib_and_the_engine():
+def test_engine_sources_import_only_numpy_numba_stdlib_and_the_engine():
     """Every import in hgin_env/engine/*.py is numpy, the standard library or the engine."""
     sources = sorted(ENGINE_DIR.glob("*.py"))
     assert len(sources) >= 8
@@ -202,13 +203,29 @@ print(sorted(new - set(sys.stdlib_module_names)))
 """
 
 
-def test_importing_the_engine_loads_numpy_only():
-    """Importing hgin_env.engine loads no gymnasium, torch or SB3: only numpy beyond stdlib."""
+NUMBA_PROBE = """
+import sys
+before = set(sys.modules)
+import numba
+new = {m.split(".")[0] for m in set(sys.modules) - before}
+print(sorted(new - set(sys.stdlib_module_names)))
+"""
+
+
+def test_importing_the_engine_loads_numpy_and_numba_only():
+    """Importing hgin_env.engine loads no gymnasium, torch or SB3.
+
+    Beyond the standard library it loads numpy, numba and what numba itself loads.
+    """
     code = IMPORT_PROBE.format(pkg_dir=str(ENGINE_DIR.parent))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     loaded = set(ast.literal_eval(out.strip()))
-    assert loaded <= {"numpy", "hgin_env"}, loaded
+    numba_out = subprocess.run(
+        [sys.executable, "-c", NUMBA_PROBE], capture_output=True, text=True, check=True
+    ).stdout
+    numba_loads = set(ast.literal_eval(numba_out.strip()))
+    assert loaded <= {"numpy", "numba", "hgin_env"} | numba_loads, loaded
     for heavy in ("gymnasium", "torch", "stable_baselines3", "sb3_contrib", "pettingzoo"):
         assert heavy not in loaded

@@ -490,14 +490,14 @@ def test_resolve_knocks_rejects_bad_batches():
 
 def test_run_option_table_sizes():
     """Each suit mask has one run option per product of (none or 3+ sub-interval) per stretch."""
-    assert _OPT_START.shape == (1 << N_RANKS,)
+    assert _OPT_START.shape == ((1 << N_RANKS) + 1,)
+    assert _OPT_START[-1] == _OPT_RUN.size
     for mask in range(1 << N_RANKS):
         expected = 1
         for lo, hi in _stretches(mask):
             length = hi - lo + 1
             expected *= 1 + (length - 1) * (length - 2) // 2
-        end = _OPT_START[mask + 1] if mask + 1 < (1 << N_RANKS) else _OPT_RUN.size
-        assert end - _OPT_START[mask] == expected
+        assert _OPT_START[mask + 1] - _OPT_START[mask] == expected
     assert _OPT_START[(1 << N_RANKS) - 1] == _OPT_RUN.size - 67
     assert np.all(RUN_COVER[_OPT_RUN] == _OPT_RUN)
 
