@@ -1,7 +1,7 @@
 """Policies (rule bots, trained models), their evaluation, and training.
 
 The bots (``simple``, ``expert``, ``patient``, ``tempo``, with their versions and options:
-``simple@1``, ``patient:knock_turns=4``, see ``agents.bots.registry``; ``random`` is built
+``simple@1``, ``patient:knock_turns=4``, see ``agents.registry``; ``random`` is built
 into the environments) and the
 models (every shipped ``models/<name>/`` under its directory name, saved-policy folders
 of either backend, MaskablePPO files) reach the environments' policy registry

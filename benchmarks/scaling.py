@@ -172,7 +172,7 @@ def build(config: TrainConfig, setup: str) -> VecMonitor:
     env = make_env(config, opponents)
     if setup == "1 worker":  # the same VecEnv, its games in one worker process
         venv = env.venv
-        venv._pool = EnvWorkers(p.n_envs, 1, opponents.policy, venv.config, venv.rules, seed=0)
+        venv._games = EnvWorkers(p.n_envs, 1, opponents.policy, venv.config, venv.rules, seed=0)
         venv.core = None
     return env
 

@@ -99,12 +99,15 @@ def _describe(name: str) -> tuple[str, str]:
 
         return model_summary(name)
     if name in ("pimc", "searcher"):  # its prior and rollout networks load on first use
+        from agents.registry import maker
         from agents.search import pimc
 
         if name == "searcher":
-            exact = pimc.exact_searcher_name(name) or name
-            params = pimc.SEARCHERS[max(pimc.SEARCHERS)]
-            return exact, f"the named search agent, each version fixed pimc parameters ({params})"
+            newest, _ = maker(name)
+            params = getattr(newest, "params", "")
+            return newest.exact(None), (
+                f"the named search agent, each version fixed pimc parameters ({params})"
+            )
         return "-", _first_line(pimc.__doc__).replace("``pimc``: ", "")
     policy = resolve_policy(name, 0)
     spec = getattr(policy, "spec", None)

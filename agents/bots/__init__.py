@@ -1,6 +1,6 @@
 """Rule-based bots: small classes with one batched ``act(observations, action_masks)``.
 
-``base.Bot`` holds what they share; ``registry`` names every bot and version.
+``base.Bot`` holds what they share; ``agents.registry`` names every bot and version.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ in a batch.
 
 **Versions.** A bot's ``name`` with its ``version`` names its play exactly
 (``simple@2``): a bot whose play changes gets a new version, and the old one stays
-reachable by its versioned name (``agents.bots.registry``).
+reachable by its versioned name (``agents.registry``).
 
 **Options.** A bot's tunable parameters are the fields of its ``Params`` dataclass;
 those listed in ``OPTIONS`` (name -> inclusive range) may also be set in its name,
@@ -35,8 +35,9 @@ from agents.bots.features import decision_keys
 from hgin_env.engine.actions import DRAW, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.options import from_text
 from hgin_env.envs.observation import DecodedObservation, decode_observations
-from hgin_env.envs.spec import parse_value, split_items
+from hgin_env.envs.spec import split_items
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +77,20 @@ class Bot:
     def seed(self, seed: int | None) -> None:
         """Restart the random stream."""
         self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def make(cls, options: str | None, seed: int | None) -> Bot:
+        """This bot with the ``key=value,...`` ``options`` of its name (None: the defaults).
+
+        Raises:
+            ValueError: a bad option (``parse_options``).
+        """
+        return cls(seed, None, parse_options(cls, options) if options is not None else None)
+
+    @classmethod
+    def exact(cls, options: str | None) -> str:
+        """The exact name (``spec``) of this bot with ``options``; nothing is built to play."""
+        return cls.make(options, None).spec
 
     @property
     def spec(self) -> str:
@@ -150,20 +165,7 @@ def parse_options(bot: type[Bot], text: str) -> Any:
     Raises:
         ValueError: an empty or malformed item, an unknown or repeated option, a value
             that is not a number of the option's type, or one outside its range; the
-            message names the bot and the option.
+            message names the bot and the option (``hgin_env.engine.options.from_text``).
     """
-    default = bot.Params()
-    values: dict[str, Any] = {}
-    for key, raw in split_items(text.split(","), f"bot {bot.name!r}").items():
-        if key not in bot.OPTIONS:
-            known = ", ".join(sorted(bot.OPTIONS)) or "none"
-            raise ValueError(f"unknown option {key!r} for bot {bot.name!r}; its options: {known}")
-        kind = type(getattr(default, key))
-        value = parse_value(raw, kind, f"option {key!r} of bot {bot.name!r}")
-        low, high = bot.OPTIONS[key]
-        if not (low <= value <= high) or value != value:
-            raise ValueError(
-                f"option {key!r} of bot {bot.name!r} must be in [{low:g}, {high:g}], got {raw}"
-            )
-        values[key] = value
-    return dataclasses.replace(default, **values)
+    what = f"bot {bot.name!r}"
+    return from_text(bot.Params, split_items(text.split(","), what), what, options=bot.OPTIONS)

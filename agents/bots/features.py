@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
@@ -89,7 +89,7 @@ def meld_with(hand: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
     """``meld_with`` of one hand (bool[52]) into ``out`` (bool[52])."""
     for r in range(N_RANKS):
@@ -108,14 +108,14 @@ def _meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
             out[c] = (b1 and b2) or (b1 and a1) or (a1 and a2)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _meld_with_rows(hands: np.ndarray, out: np.ndarray) -> None:
     """``meld_with`` of each row of bool[N, 52] into ``out``."""
     for i in range(hands.shape[0]):
         _meld_with_row(hands[i], out[i])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def sample_melds(
     priority: np.ndarray,
     hidden: np.ndarray,

@@ -32,18 +32,16 @@ from typing import Any, Protocol
 import numpy as np
 from tqdm.auto import tqdm
 
-from agents.bots.registry import exact_bot_name
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clustered_rate_interval, mean_interval
 from agents.evaluation.tally import MatchTally
 from agents.evaluation.transcript import TranscriptRecorder
 from agents.policies.model import load_policy
-from agents.search.pimc import exact_searcher_name
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import SeedStream, series_seeds, sub_seed
 from hgin_env.engine.series import SeriesEngine, SeriesStep
 from hgin_env.envs.play import play_batch
-from hgin_env.envs.policy import Policy, RandomPolicy
+from hgin_env.envs.policy import Policy
 
 #: by default a series is abandoned (counted unfinished) after this many hands, so that
 #: policies that never knock cannot stall an evaluation
@@ -107,22 +105,18 @@ def policy_name(spec: PolicyLike, policy: Policy) -> str:
     return str(getattr(policy, "name", type(policy).__name__))
 
 
-def policy_version(spec: PolicyLike) -> str | None:
+def policy_version(policy: Policy) -> str | None:
     """The exact version of a player, or None for one without (a trained model).
 
-    A bot's versioned name with its options (``simple@2``, ``patient@1:knock_turns=4``;
-    ``Bot.spec``), from a policy object or from a bot name, which is not loaded for it;
-    the named search's (``searcher`` gives its newest version, ``searcher@4``);
-    ``name@version`` for another policy that has both attributes (``random@1``).
+    A policy carries its own exact name: a bot's versioned name with its options
+    (``simple@2``, ``patient@1:knock_turns=4``; ``Bot.spec``) or the named search's
+    (``searcher@4``), in ``spec``; ``name@version`` for another policy that has both
+    attributes (``random@1``).
     """
-    if isinstance(spec, str):
-        if spec == RandomPolicy.name:
-            return policy_version(RandomPolicy())
-        return exact_bot_name(spec) or exact_searcher_name(spec)
-    exact = getattr(spec, "spec", None)
+    exact = getattr(policy, "spec", None)
     if isinstance(exact, str):
         return exact
-    name, version = getattr(spec, "name", None), getattr(spec, "version", None)
+    name, version = getattr(policy, "name", None), getattr(policy, "version", None)
     return f"{name}@{version}" if name is not None and version is not None else None
 
 

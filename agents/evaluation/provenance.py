@@ -101,11 +101,11 @@ def named_models(spec: str) -> list[str]:
     """
     texts = [spec]
     if spec.split("@", 1)[0].split(":", 1)[0] == "searcher":
-        from agents.search.pimc import SEARCHERS, exact_searcher_name
+        from agents.registry import maker
 
         with contextlib.suppress(ValueError, KeyError):
-            exact = exact_searcher_name(spec) or ""
-            texts.append(SEARCHERS[int(exact.split("@")[1].split(":")[0])])
+            version, _ = maker(spec)
+            texts.append(str(getattr(version, "params", "")))
     found = [spec]
     for text in texts:
         for item in re.split(r"[:,]", text)[1 if text is spec else 0 :]:

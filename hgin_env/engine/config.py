@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from hgin_env.engine.options import check_keys, check_record, limits
+
+#: the range of every bonus option
+BONUS = limits(0, 10_000)
 
 
 @dataclass(frozen=True)
@@ -36,55 +41,35 @@ class RulesConfig:
             entered in that game.
     """
 
-    knock_limit: int = 10
-    gin_bonus: int = 25
-    undercut_bonus: int = 10
-    big_gin_bonus: int | None = None
+    knock_limit: int = field(default=10, metadata=limits(0, 100))
+    gin_bonus: int = field(default=25, metadata=BONUS)
+    undercut_bonus: int = field(default=10, metadata=BONUS)
+    big_gin_bonus: int | None = field(default=None, metadata=BONUS)
     allow_rediscard: bool = False
-    max_turns_per_hand: int = 200
-    game_target: int = 100
+    max_turns_per_hand: int = field(default=200, metadata=limits(2, 100_000))
+    game_target: int = field(default=100, metadata=limits(1, 1_000_000))
     stop_when_decided: bool = False
-    game_bonus: int = 0
-    box_bonus: int = 0
-    shutout_multiplier: int = 1
+    game_bonus: int = field(default=0, metadata=BONUS)
+    box_bonus: int = field(default=0, metadata=BONUS)
+    shutout_multiplier: int = field(default=1, metadata=limits(1, 100))
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "big_gin_bonus" and value is None:
-                continue
-            want = bool if f.name in ("allow_rediscard", "stop_when_decided") else int
-            if want is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ValueError(f"RulesConfig.{f.name} must be an integer, got {value!r}")
-            if want is bool and not isinstance(value, bool):
-                raise ValueError(f"RulesConfig.{f.name} must be true or false, got {value!r}")
-        _check_range("knock_limit", self.knock_limit, 0, 100)
-        for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
-            _check_range(name, getattr(self, name), 0, 10_000)
-        if self.big_gin_bonus is not None:
-            _check_range("big_gin_bonus", self.big_gin_bonus, 0, 10_000)
-        _check_range("max_turns_per_hand", self.max_turns_per_hand, 2, 100_000)
-        _check_range("game_target", self.game_target, 1, 1_000_000)
-        _check_range("shutout_multiplier", self.shutout_multiplier, 1, 100)
+        check_record(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> RulesConfig:
-        """Build from a mapping (a YAML section); an unknown key raises ``ValueError``."""
+        """Build from a mapping (a YAML section); an unknown key raises ``ValueError``.
+
+        The values are taken as they are (``RulesConfig``'s own check refuses a string
+        or a float for an integer field).
+        """
         data = dict(data or {})
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown rules field(s) {unknown}; valid fields are {sorted(known)}")
+        check_keys(data, [f.name for f in dataclasses.fields(cls)], noun="rules field")
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the options as a plain dict (for saving with a run)."""
         return dataclasses.asdict(self)
-
-
-def _check_range(name: str, value: int, lo: int, hi: int) -> None:
-    if not lo <= value <= hi:
-        raise ValueError(f"RulesConfig.{name} must be in {lo}..{hi}, got {value}")
 
 
 #: the options that may differ between the games of one batch: how a hand may end and

@@ -179,6 +179,13 @@ class ScoreSheets:
 
     # ------------------------------------------------------------------ state
 
+    def rows(self, rows: np.ndarray) -> ScoreSheets:
+        """A copy of the selected sheets (``rows``: int[M], repeats allowed)."""
+        out = ScoreSheets(rows.size, self.rules)
+        for name in ("scores", "entered", "boxes", "game_winners", "finished", "series_winner"):
+            setattr(out, name, getattr(self, name)[rows].copy())
+        return out
+
     def reset(self, mask: np.ndarray | None = None) -> None:
         """Clear the sheets selected by ``mask`` (``bool[N]``; all when ``None``)."""
         rows = self._mask(mask)

@@ -8,11 +8,12 @@ Every constructor of the environments takes these fields as keyword arguments
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hgin_env.engine.config import RulesConfig, RulesMix, check_mix
 from hgin_env.engine.game import mix_cdf
+from hgin_env.engine.options import check_keys, check_record, limits
 from hgin_env.engine.table import MODES
 
 ILLEGAL_ACTIONS = ("raise", "penalize")
@@ -50,40 +51,17 @@ class EnvConfig:
             ``undercut_bonus`` and ``big_gin_bonus``.
     """
 
-    mode: str = "hand"
-    reward_scale: float = 100.0
-    series_win_reward: float = 1.0
-    illegal_action: str = "raise"
-    illegal_penalty: float = 1.0
-    agent_seat: str | int = "random"
+    mode: str = field(default="hand", metadata=limits(choices=MODES))
+    reward_scale: float = field(default=100.0, metadata=limits(above=0))
+    series_win_reward: float = field(default=1.0, metadata=limits(0))
+    illegal_action: str = field(default="raise", metadata=limits(choices=ILLEGAL_ACTIONS))
+    illegal_penalty: float = field(default=1.0, metadata=limits(0))
+    agent_seat: str | int = field(default="random", metadata=limits(choices=AGENT_SEATS))
     privileged: bool = False
     rules_mix: tuple[dict[str, Any], ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"EnvConfig.mode must be one of {MODES}, got {self.mode!r}")
-        if self.illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(
-                f"EnvConfig.illegal_action must be one of {ILLEGAL_ACTIONS}, "
-                f"got {self.illegal_action!r}"
-            )
-        for name in ("reward_scale", "series_win_reward", "illegal_penalty"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"EnvConfig.{name} must be a number, got {value!r}")
-            if not value == value or value in (float("inf"), float("-inf")):
-                raise ValueError(f"EnvConfig.{name} must be finite, got {value!r}")
-        if self.reward_scale <= 0:
-            raise ValueError(f"EnvConfig.reward_scale must be > 0, got {self.reward_scale!r}")
-        for name in ("series_win_reward", "illegal_penalty"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"EnvConfig.{name} must be >= 0, got {getattr(self, name)!r}")
-        if not isinstance(self.privileged, bool):
-            raise ValueError(f"EnvConfig.privileged must be true or false, got {self.privileged!r}")
-        if isinstance(self.agent_seat, bool) or self.agent_seat not in AGENT_SEATS:
-            raise ValueError(
-                f"EnvConfig.agent_seat must be one of {AGENT_SEATS}, got {self.agent_seat!r}"
-            )
+        check_record(self)
         if self.rules_mix is not None:
             if isinstance(self.rules_mix, dict | str) or not isinstance(
                 self.rules_mix, list | tuple
@@ -158,10 +136,7 @@ def rules_mix(rules: RulesConfig, config: EnvConfig) -> tuple[RulesMix, tuple[fl
 
 
 def _check_keys(data: dict[str, Any]) -> None:
-    known = {f.name for f in dataclasses.fields(EnvConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"unknown env option(s) {unknown}; valid options are {sorted(known)}")
+    check_keys(data, [f.name for f in dataclasses.fields(EnvConfig)], noun="env option")
 
 
 def make_env_config(

@@ -38,12 +38,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-from numba import njit
 
 from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.keys import Salt, check_seed, hash_stream
 from hgin_env.engine.series import SeriesStep
 from hgin_env.engine.table import Table, make_table
@@ -584,7 +584,7 @@ class GinCore:
         return actions
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _first_illegal(chosen: np.ndarray, masks: np.ndarray) -> int:
     """The first row whose action ``chosen[i]`` is not legal under ``masks[i]``, else -1."""
     for i in range(chosen.size):

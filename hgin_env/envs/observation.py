@@ -71,11 +71,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import STOCK_AT_DEAL, GinEngine, Phase
 from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.melds import NO_DEADWOOD
 
 DEADWOOD_SCALE = 100.0
@@ -271,7 +271,7 @@ _RULES = tuple(
 )  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _encode_rows(  # noqa: PLR0913 - the engine's arrays, passed one by one to the kernel
     obs, rows, seats, disc, after_discard, deadwood,
     hands, known, discards, in_pile, pile, pile_size, phase, current,

@@ -44,8 +44,8 @@ from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit
 
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.keys import to_uniform
 from hgin_env.envs.spec import split_spec
 
@@ -87,7 +87,7 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
     return _pick_legal(masks, uniform)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """int64[N]: row i's ``floor(uniform[i] * count_i)``-th legal action, -1 for none."""
     n, width = masks.shape

@@ -35,10 +35,11 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import check_seed
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.core import GinCore
+from hgin_env.envs.cores import make_games
 from hgin_env.envs.gym_env import action_space, observation_space, result_info
 from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 from hgin_env.envs.render import render_view
-from hgin_env.envs.workers import EnvWorkers, check_workers
+from hgin_env.envs.workers import check_workers
 
 RENDER_MODES = ("ansi", "human")
 
@@ -79,21 +80,12 @@ class HollywoodGinVecEnv(VecEnv):
         check_render_mode(render_mode, RENDER_MODES)
         self.config = make_env_config(config, mode, **options)
         self.workers = check_workers(workers, n_envs)
-        self._pool: EnvWorkers | None = None
-        self.core: GinCore | None = None
-        if self.workers == 1:
-            self.core = GinCore(
-                n_envs, opponent=opponent, config=self.config, rules=rules, seed=seed
-            )
-            n, obs_dim = self.core.n, self.core.obs_dim
-        else:
-            if isinstance(opponent, str) and opponent not in registered_policies():
-                resolve_policy(opponent)  # raises: an unknown name fails here, not in a worker
-            self._pool = EnvWorkers(
-                n_envs, self.workers, opponent, self.config, make_rules(rules), seed
-            )
-            n, obs_dim = self._pool.n, self._pool.obs_dim
         self.rules = make_rules(rules)
+        if self.workers > 1 and isinstance(opponent, str) and opponent not in registered_policies():
+            resolve_policy(opponent)  # raises: an unknown name fails here, not in a worker
+        self._games = make_games(n_envs, self.workers, opponent, self.config, self.rules, seed)
+        self.core: GinCore | None = getattr(self._games, "core", None)
+        n, obs_dim = self._games.n, self._games.obs_dim
         self.render_mode = render_mode
         self._actions: np.ndarray | None = None
         super().__init__(n, observation_space(obs_dim), action_space())
@@ -107,15 +99,12 @@ class HollywoodGinVecEnv(VecEnv):
             if len(given) < len(self._seeds):
                 raise ValueError("seed() must give a seed to every game or to none")
             seeds = np.asarray([s % 2**64 for s in given], dtype=np.uint64)
-            (self._pool if self._pool is not None else self._core).seed(seeds)
+            self._games.seed(seeds)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        if self._pool is not None:
-            self._pool.reset()
-            return self._pool.observe()
-        self._core.reset()
-        return self._core.observe()
+        self._games.reset()
+        return self._games.observe()
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the actions for ``step_wait`` (with workers: start the step in them).
@@ -130,12 +119,8 @@ class HollywoodGinVecEnv(VecEnv):
                 f"expected one action per game, shaped ({self.num_envs},) or "
                 f"({self.num_envs}, 1), got shape {shape}"
             )
-        actions = np.reshape(actions, (self.num_envs,))
-        if self._pool is not None:
-            self._pool.step_async(actions)
-            self._actions = np.zeros(0)
-            return
-        self._actions = np.asarray(actions)
+        self._games.step_async(np.reshape(actions, (self.num_envs,)))
+        self._actions = np.zeros(0)
 
     def step_async_workers(self, actions: np.ndarray, workers: Sequence[int]) -> None:
         """With workers: start the step of these workers' games only (rows of ``actions``).
@@ -143,28 +128,21 @@ class HollywoodGinVecEnv(VecEnv):
         The other workers are started by further calls; ``step_wait`` then returns the
         whole step. A trainer can so decide half of the games while the other half steps.
         """
-        if self._pool is None:
+        if self.workers == 1:
             raise RuntimeError("step_async_workers needs workers > 1")
-        self._pool.step_async(actions, workers)
+        self._games.step_async(actions, workers)
         self._actions = np.zeros(0)
 
     def worker_bounds(self) -> list[tuple[int, int]]:
         """Each worker's games ``[lo, hi)`` (one range of all games without workers)."""
-        if self._pool is None:
-            return [(0, self.num_envs)]
-        return [self._pool.bounds(k) for k in range(self._pool.k)]
+        return [self._games.bounds(k) for k in range(self._games.k)]
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every game; finished games are reset at once (see the module docstring)."""
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
-        actions = self._actions
         self._actions = None
-        if self._pool is not None:
-            result, obs = self._pool.step_wait()
-        else:
-            result = self._core.step(actions, autoreset=True)
-            obs = self._core.observe()
+        result, obs = self._games.step_wait()
         done = result.terminated | result.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero((result.hands_ended > 0) | result.illegal):
@@ -179,27 +157,13 @@ class HollywoodGinVecEnv(VecEnv):
 
     def close(self) -> None:
         """Stop the worker processes (nothing to release without workers)."""
-        if self._pool is not None:
-            self._pool.close()
+        self._games.close()
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: each game's legal actions (what ``MaskablePPO`` asks for)."""
-        if self._pool is not None:
-            return self._pool.action_masks()
-        return self._core.action_masks()
+        return self._games.action_masks()
 
     # ------------------------------------------------------------------ cores and workers
-    @property
-    def _core(self) -> GinCore:
-        """The in-process ``GinCore`` (there is none with workers: each worker holds its own).
-
-        Raises:
-            RuntimeError: the env runs worker processes.
-        """
-        if self.core is None:
-            raise RuntimeError("no in-process core with workers > 1 (see for_each_core)")
-        return self.core
-
     def for_each_core(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
         """``fn(core, *args)`` on every ``GinCore`` of the env: one, or one per worker.
 
@@ -207,23 +171,21 @@ class HollywoodGinVecEnv(VecEnv):
         weights): with workers ``fn`` and ``args`` are pickled to each worker, so ``fn``
         must be a module-level function. Returns the results, one per core.
         """
-        if self._pool is not None:
-            return self._pool.for_each(fn, *args)
-        return [fn(self._core, *args)]
+        return self._games.for_each(fn, *args)
 
     @property
     def episodes(self) -> np.ndarray:
         """int64[N]: episodes started per game (``core.episodes``; with workers a live copy)."""
-        return self._pool.episodes if self._pool is not None else self._core.episodes
+        return self._games.episodes
 
     def opponent_state(self) -> dict[str, np.ndarray]:
         """With workers: the opponents' ``per_game_state()`` arrays of all games (live views)."""
-        return self._pool.opponent_state() if self._pool is not None else {}
+        return self._games.opponent_state()
 
     @property
     def worker_pids(self) -> list[int]:
         """The worker processes' ids (empty without workers)."""
-        return self._pool.pids if self._pool is not None else []
+        return self._games.pids
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """The attribute of this env, once per selected game (the games share it)."""
@@ -264,10 +226,8 @@ class HollywoodGinVecEnv(VecEnv):
     # ------------------------------------------------------------------ rendering
     def render_game(self, i: int) -> str:
         """The text view of game ``i`` from the agent's seat."""
-        if self._pool is not None:
-            k = i // self._pool.per
-            return self._pool.call(k, _render_game, i - k * self._pool.per)
-        return _render_game(self._core, i)
+        k = i // self._games.per
+        return self._games.call(k, _render_game, i - k * self._games.per)
 
     def render(self, mode: str | None = None) -> str | None:  # type: ignore[override]  # text frames ("ansi")
         """The view of game 0: returned (``"ansi"``) or printed (``"human"``)."""

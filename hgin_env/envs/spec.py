@@ -11,7 +11,8 @@ value of the wrong kind reads the same wherever it is written:
   comma-separated items, or a list of them); each key once.
 - ``parse_value(raw, kind, what)``: an ``int``, ``float`` or ``bool`` (``true``/``false``);
   ``what`` names the option in the error.
-- ``parse_rules(items)``: a ``RulesConfig`` from ``key=value`` items.
+- ``parse_rules(items)``: a ``RulesConfig`` from ``key=value`` items (the options
+  validator's ``from_text``, which reads every options record's items alike).
 
 ``none`` means "off": the value ``none`` (any case) stands for None, and is accepted only
 where a field may be off (a rules option such as ``big_gin_bonus``, ``RulesConfig``'s check);
@@ -24,9 +25,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.options import NONE, from_text
 
-#: the value that means "off" (None)
-NONE = "none"
+__all__ = ["NONE", "parse_rules", "parse_value", "split_items", "split_spec"]
 
 
 def split_spec(text: str) -> tuple[str, str | None, str | None]:
@@ -85,29 +86,11 @@ def parse_value(raw: str, kind: type, what: str) -> Any:
         raise ValueError(f"{what} must be {noun}, got {raw!r}") from None
 
 
-def rules_values(values: dict[str, str], what: str) -> dict[str, Any]:
-    """The ``RulesConfig`` fields of ``{key: raw}`` parsed: ``true``/``false``, ``none``, ints.
-
-    Raises:
-        ValueError: a value that is none of these (``parse_value``'s text).
-    """
-    data: dict[str, Any] = {}
-    for key, raw in values.items():
-        low = raw.lower()
-        if low in ("true", "false"):
-            data[key] = low == "true"
-        elif low == NONE:
-            data[key] = None
-        else:
-            data[key] = parse_value(raw, int, f"{what} {key}")
-    return data
-
-
 def parse_rules(items: Iterable[str]) -> RulesConfig:
     """Build the rules from ``key=value`` items (ints, ``true``/``false``, ``none``: off).
 
     Raises:
         ValueError: an item that is not ``key=value``, a value of the wrong kind, or an
-            unknown or out-of-range field (``RulesConfig``'s message).
+            unknown or out-of-range field (``hgin_env.engine.options.from_text``).
     """
-    return RulesConfig.from_dict(rules_values(split_items(list(items), "--rules"), "--rules"))
+    return from_text(RulesConfig, split_items(list(items), "--rules"), "--rules")

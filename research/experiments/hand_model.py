@@ -1,4 +1,4 @@
-r"""Train and measure the search's learned belief (``agents/search/hand_model.py``).
+r"""Train and measure the search's learned belief (``research/search/hand_model.py``).
 
 Not part of the toolkit's play: it writes ``agents/search/data/hand_model.npz``, the model
 ``pimc``'s ``belief=learned`` reads.
@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 
 from agents.policies.model import load_policy
-from agents.search.hand_model import HAND_MODEL, HandModel, belief_features, read_hand_model
 from agents.search.worlds import (
     SeenPosition,
     believed_worlds,
@@ -54,6 +53,7 @@ from hgin_env.engine.keys import Salt, SeedStream, hash_stream, sub_seed
 from hgin_env.engine.melds import min_deadwood
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.play import play_batch
+from research.search.hand_model import HAND_MODEL, HandModel, belief_features, read_hand_model
 
 #: the styles whose hands are recorded (every pair of them, self-play included)
 STYLES = ("simple", "expert", "patient", "tempo", "ppo-league2")

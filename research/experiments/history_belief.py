@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
-from agents.search.hand_model import NOT_UNSEEN, belief_features, hand_marginals, mlp_logits
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import GinEngine
 from hgin_env.engine.keys import SeedStream, sub_seed
 from research.experiments.hand_model import STYLES, card_scores, fit, record_all, uniform_marginals
+from research.search.hand_model import NOT_UNSEEN, belief_features, hand_marginals, mlp_logits
 
 #: the history planes (``history_features``)
 PLANES = ("passed", "taken_back", "their_recency", "my_recency")

@@ -4,7 +4,7 @@ Not part of the toolkit: the table behind docs/search.md's ``infer`` section. Fo
 style of opponent, single hands of it against ``ppo-league2`` are recorded (both rule
 sets); at positions of the other seat where the opponent's last action was a discard,
 the deadwood belief's worlds are weighed by the opponent model's chance of that discard
-to the power ``tau`` (``agents.search.inference``), and the weighted worlds' chance of
+to the power ``tau`` (``research.search.inference``), and the weighted worlds' chance of
 each unseen card is scored against the opponent's true hand: log-loss per card (lower is
 better), the worlds' effective number, and the error of their mean deadwood.
 
@@ -21,12 +21,12 @@ import time
 import numpy as np
 
 from agents.policies.model import load_policy
-from agents.search.inference import discard_log_likelihoods, inferred_weights, last_discard
 from agents.search.worlds import believed_worlds
 from hgin_env.engine.game import HAND_SIZE
 from hgin_env.engine.keys import Salt, hash_stream
 from hgin_env.engine.melds import min_deadwood
 from research.experiments.hand_model import RULES, STYLES, record
+from research.search.inference import discard_log_likelihoods, inferred_weights, last_discard
 
 #: the weights' powers compared (0: the deadwood belief alone)
 TAUS = (0.0, 0.5, 1.0)

@@ -15,7 +15,6 @@ import argparse
 
 import numpy as np
 
-from agents.search.pimc import sheet_rows
 from agents.search.series_value import points_distribution, series_values
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.hollywood import ScoreSheets
@@ -44,7 +43,7 @@ def main() -> None:
     play_hands(sheets, rng.integers(0, 13, args.sheets), pmf, rng)
     model = series_values(sheets, 0)
     rows = np.repeat(np.arange(args.sheets), args.runs)
-    runs = sheet_rows(sheets, rows)
+    runs = sheets.rows(rows)
     play_hands(runs, np.full(rows.size, 400), pmf, rng)
     true = np.bincount(rows, weights=runs.series_winner == 0, minlength=args.sheets) / args.runs
     err = np.abs(model - true)

@@ -91,10 +91,10 @@ def test_cli_rejects_a_bad_name_with_a_clear_message():
     [
         (
             "simple@3",
-            "unknown version 'simple@3' of bot 'simple'; known versions: simple@1, simple@2",
+            "unknown version 'simple@3' of 'simple'; known versions: simple@1, simple@2",
         ),
-        ("patient:knock_turns=-1", "option 'knock_turns' of bot 'patient' must be in [0, 100]"),
-        ("tempo:speed=2", "unknown option 'speed' for bot 'tempo'"),
+        ("patient:knock_turns=-1", "bot 'patient': knock_turns must be in 0..100, got -1"),
+        ("tempo:speed=2", "bot 'tempo': unknown option 'speed'"),
     ],
 )
 def test_cli_refuses_a_bad_version_or_option_by_name(name, message):
@@ -144,7 +144,7 @@ def test_cli_rules_play_the_series_under_them_and_are_recorded(tmp_path, capsys)
     assert cli.main([*args, "--rules", "undercut_bonus=-3"]) == 2
     assert "undercut_bonus must be in" in capsys.readouterr().err
     assert cli.main([*args, "--rules", "undercutt=3"]) == 2
-    assert "unknown rules field" in capsys.readouterr().err
+    assert "--rules: unknown option 'undercutt'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("option", ["--json", "--transcript"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.bots.registry import parse_bot_spec
-from agents.search.pimc import parse_params
+from agents.registry import make
+from agents.search.params import parse_params
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.spec import parse_rules, split_spec
 
@@ -13,10 +13,10 @@ from hgin_env.envs.spec import parse_rules, split_spec
 @pytest.mark.parametrize(
     ("parse", "text", "message"),
     [
-        (parse_bot_spec, "tempo:step", "bot 'tempo': bad item 'step': write key=value"),
+        (make, "tempo:step", "bot 'tempo': bad item 'step': write key=value"),
         (parse_params, "worlds", "pimc: bad item 'worlds': write key=value"),
         (parse_rules, ["knock_limit"], "--rules: bad item 'knock_limit': write key=value"),
-        (parse_bot_spec, "tempo:step=1,step=2", "bot 'tempo': 'step' given twice"),
+        (make, "tempo:step=1,step=2", "bot 'tempo': 'step' given twice"),
         (parse_params, "worlds=4,worlds=8", "pimc: 'worlds' given twice"),
         (parse_rules, ["knock_limit=5", "knock_limit=7"], "--rules: 'knock_limit' given twice"),
     ],

@@ -15,6 +15,8 @@ from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 
 N = 4
 ENV = HollywoodGinVecEnv(N, seed=0)
+assert ENV.core is not None  # in-process games (no workers)
+CORE = ENV.core
 ENV.reset()
 DTYPES = st.sampled_from([np.int64, np.int8, np.uint64, np.float32, np.float64, np.bool_])
 SHAPES = st.sampled_from([(N,), (N, 1), (1, N), (2, 2), (N, 2), (8,), (1,), (), (0,)])
@@ -29,7 +31,7 @@ LEGAL = SHAPES.map(lambda shape: ("legal", shape))
 @given(ARRAYS | LEGAL)
 def test_fuzzed_actions_step_or_are_refused(actions) -> None:
     """One action per game steps (illegal ones are the env's to penalise); others refused."""
-    obs, masks = ENV._core.observe().copy(), ENV.action_masks().copy()
+    obs, masks = CORE.observe().copy(), ENV.action_masks().copy()
     if isinstance(actions, tuple):  # legal actions, reshaped when the shape holds N
         legal = masks.argmax(axis=1)
         size = int(np.prod(actions[1]))
@@ -40,7 +42,7 @@ def test_fuzzed_actions_step_or_are_refused(actions) -> None:
     except ValueError as exc:
         assert "\n" not in str(exc).strip() or "actions must be" in str(exc)
         ENV._actions = None  # the refused step is dropped, as a trainer would
-        assert np.array_equal(ENV._core.observe(), obs)
+        assert np.array_equal(CORE.observe(), obs)
         assert np.array_equal(ENV.action_masks(), masks)
     else:
         assert actions.size == N and actions.shape in ((N,), (N, 1))

@@ -6,6 +6,7 @@
 - ``policies``: a policy plays legally; shipped models' knocks; MaskablePPO zips of chosen spaces;
 - ``training``: tiny training runs (``TINY``, ``TINY_CARDS``) and their TensorBoard scalars;
 - ``reports``: the evaluator's JSON schema and the command lines' one-line errors;
-- ``search``: positions for the search (``mid_series``, ``redeal_hidden``, ``search_decision``);
+- ``search``: positions for the search (``simple_positions``, ``redeal_hidden``,
+  ``search_decision``);
 - ``processes``: the processes and sockets a run leaves (``/proc``).
 """

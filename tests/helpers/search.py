@@ -9,7 +9,7 @@ from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 
 
-def mid_series(n: int, plies: int, seed: int) -> SeriesEngine:
+def simple_positions(n: int, plies: int, seed: int) -> SeriesEngine:
     """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
     series = SeriesEngine(n, seed=seed)
     series.reset()

@@ -130,7 +130,7 @@ def test_bots_are_registered_by_name():
 #: 24 series of 160 steps, seed 21, without keys and with keys (``play_hands``): measured
 #: when this loop moved onto ``play_batch``, on bots that still gave the pins measured
 #: before the ``Bot`` base class (commit 3d0e625) under the old loop, so a change of their
-#: play shows here (a changed bot needs a new version, see agents.bots.registry)
+#: play shows here (a changed bot needs a new version, see agents.registry)
 PINNED_PLAY = {False: "de959226aa256ee2", True: "7b7cfcb5551576cb"}
 
 

@@ -9,17 +9,14 @@ from helpers.search import search_decision
 from agents.bots import SimpleBot
 from agents.evaluation.match import policy_version
 from agents.policies.model import PolicyLoadError, load_policy, policy_problem
-from agents.search.pimc import (
-    SEARCHERS,
-    PimcPolicy,
-    _better_half,
-    parse_params,
-    searcher_params,
-)
-from hgin_env.engine.actions import KNOCK, is_knock, knock_legal
+from agents.registry import exact_name
+from agents.search.params import parse_params
+from agents.search.pimc import PimcPolicy, _better_half
+from agents.search.searchers import SEARCHER_1, SEARCHER_4
+from hgin_env.engine.actions import KNOCK, knock_legal
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.series import SeriesEngine
-from hgin_env.envs.observation import decode_observations, encode_observations
+from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.policy import registered_policies
 
 #: a small searcher for the tests (the shipped one plays 128 worlds)
@@ -55,27 +52,33 @@ def test_the_searcher_name_resolves_to_its_versioned_spec(small):
     """``searcher`` is the newest version (``searcher@4``); each version keeps its fixed spec."""
     assert "searcher" in registered_policies()
     assert policy_problem("searcher") is None and policy_problem("searcher@1:worlds=8") is None
-    assert (
-        searcher_params("searcher") == searcher_params("searcher@4") == parse_params(SEARCHERS[4])
-    )
-    assert searcher_params("searcher@1") == parse_params(SEARCHERS[1])
+    assert exact_name("searcher") == "searcher@4"
+    assert SEARCHER_4.parameters() == parse_params(SEARCHER_4.params)
     assert small.name == "searcher@1:worlds=8"
-    assert small.params == parse_params(SEARCHERS[1].replace("worlds=128", "worlds=8"))
+    assert small.params == parse_params(SEARCHER_1.params.replace("worlds=128", "worlds=8"))
     assert small.params.spec() == (
         "pimc:worlds=8,top=0,z=1,belief=deadwood,rollout=ppo-league2,objective=points,"
         "decisions=knock,rounds=2"
     )
     # version 2 is version 1 with ppo-taught as the prior
-    assert searcher_params("searcher@2") == searcher_params("searcher@1:prior=ppo-taught")
+    assert _params("searcher@2") == _params("searcher@1:prior=ppo-taught")
     # version 3 is version 2 with ppo-taught playing the searcher's seat of the rollouts
-    assert searcher_params("searcher@3") == searcher_params("searcher@2:own=ppo-taught")
+    assert _params("searcher@3") == _params("searcher@2:own=ppo-taught")
     # version 4 is version 3 also searching the moves ppo-taught is unsure of
-    assert searcher_params("searcher@4") == searcher_params("searcher@3:close=1")
-    assert policy_version("searcher") == "searcher@4"
-    assert policy_version("searcher@3") == "searcher@3"
-    assert policy_version("searcher@2") == "searcher@2"
-    assert policy_version("searcher@1") == "searcher@1"
-    assert policy_version(small) == "searcher@1:worlds=8"
+    assert _params("searcher@4") == _params("searcher@3:close=1")
+    for version in (1, 2, 3, 4):
+        assert exact_name(f"searcher@{version}") == f"searcher@{version}"
+    assert policy_version(small) == small.spec == "searcher@1:worlds=8"
+
+
+def _params(spec: str):
+    """The parameters a searcher name stands for (nothing is loaded)."""
+    from agents.registry import maker
+    from agents.search.searchers import Searcher
+
+    found, options = maker(spec)
+    assert isinstance(found, Searcher)
+    return found.parameters(options)
 
 
 def test_searcher_2_plays_ppo_taught_where_it_searches_nothing():
@@ -102,11 +105,7 @@ def test_searcher_2_plays_ppo_taught_where_it_searches_nothing():
         ("pimc:decisions=some", "decisions"),
         ("pimc:decisions=draw+knock", "decisions"),
         ("pimc:rounds=9", "rounds"),
-        ("searcher:plans=0+0", "plans"),
-        ("searcher:plans=100", "plans"),
-        ("searcher:plans=gin", "plans"),
-        ("searcher:plans=0+2+4+6+8", "plans"),
-        ("pimc:decisions=draw,plans=0", "plans"),
+        ("searcher:plans=0", "plans"),
         ("searcher:close=-1", "close"),
         ("searcher:close=near", "close"),
         ("pimc:close=1", "close needs a network"),
@@ -126,8 +125,7 @@ def test_the_knock_search_plays_the_prior_where_no_knock_is_legal(small):
     knock_rows = knock_legal(masks)
     assert 3 <= knock_rows.sum() < 16
     prior = small.prior.act(obs, masks)
-    cands, go_on = small._knock_candidates(obs, masks, keys, prior)
-    assert (go_on >= 0).tolist() == knock_rows.tolist()
+    cands = small._knock_candidates(obs, masks, keys, prior)
     assert (cands.sum(axis=1)[~knock_rows] == 1).all()
     assert cands[np.arange(16), prior].all()
     for row in np.flatnonzero(knock_rows):
@@ -152,11 +150,10 @@ def test_the_draw_search_weighs_the_upcard_against_the_stock(small, decisions):
     knock_rows = knock_legal(masks)
     assert draw_rows.sum() >= 4 and knock_rows.sum() >= 3
     prior = search.prior.act(obs, masks)
-    cands, go_on = search.searched_candidates(obs, masks, keys, prior)
-    assert (go_on == -1).all()  # no plans
+    cands = search.searched_candidates(obs, masks, keys, prior)
     assert np.array_equal(cands[draw_rows], masks[draw_rows])
     assert set(np.flatnonzero(cands[draw_rows].any(axis=0))) <= {DRAW, TAKE, PASS}
-    knocks = small._knock_candidates(obs, masks, keys, prior)[0]
+    knocks = small._knock_candidates(obs, masks, keys, prior)
     other = ~draw_rows
     if decisions == "draw":
         assert (cands[other].sum(axis=1) == 1).all()
@@ -234,67 +231,6 @@ def test_the_searcher_is_a_training_opponent_by_name(tmp_path):
     env.close()
 
 
-def test_a_plan_knocks_at_its_threshold_in_the_rollouts(small):
-    """Seat 0 of a planned row knocks once it can leave <= k, else never; others as before."""
-    series = _knock_positions(16, 31, seed=7)
-    obs, masks, keys = search_decision(series)
-    rows = np.flatnonzero(knock_legal(masks))
-    assert rows.size >= 3
-    dd = decode_observations(obs).discard_deadwood
-    least = np.where(masks[:, KNOCK : KNOCK + N_CARDS], dd, 999).min(axis=1)
-    seats = np.zeros(16, dtype=np.int64)
-    plain = small._rollout_actions(seats, obs, masks, keys)
-    for k in (0, 5, 10):
-        plan = np.full(16, k)
-        played = small._rollout_actions(seats, obs, masks, keys, plan)
-        knocked = is_knock(played)
-        assert masks[np.arange(16), played].all()
-        assert knocked.tolist() == (knock_legal(masks) & (least <= k)).tolist()
-        for row in np.flatnonzero(knocked):  # the knock leaving the least deadwood
-            assert dd[row, played[row] - KNOCK] == least[row]
-        held = ~knock_legal(masks) | (least > k)
-        free = held & ~is_knock(plain)
-        assert np.array_equal(played[free], plain[free])  # where the policy went on anyway
-    # plan -1 and the opponent's seat play as without plans
-    assert np.array_equal(small._rollout_actions(seats, obs, masks, keys, np.full(16, -1)), plain)
-    ones = np.ones(16, dtype=np.int64)
-    assert np.array_equal(
-        small._rollout_actions(ones, obs, masks, keys, np.zeros(16, dtype=np.int64)),
-        small._rollout_actions(ones, obs, masks, keys),
-    )
-
-
-def test_plans_are_searched_as_go_on_candidates_and_play_the_go_on_discard():
-    """``plans=0+5``: knock rows get two more candidates, valued by their own rollouts."""
-    from agents.search.worlds import seen_position
-    from hgin_env.engine.actions import N_ACTIONS
-    from hgin_env.engine.config import RulesConfig
-
-    search = load_policy(f"{SMALL},plans=5+0,rounds=1", seed=0)
-    assert search.params.spec().endswith(",decisions=knock,plans=0+5")  # canonical: ascending
-    assert search.params.plans == (0, 5)
-    series = _knock_positions(16, 31, seed=7)
-    obs, masks, keys = search_decision(series)
-    rows = knock_legal(masks)
-    prior = search.prior.act(obs, masks).astype(np.int64)
-    cands, go_on = search.searched_candidates(obs, masks, keys, prior)
-    assert (go_on >= 0).tolist() == rows.tolist()
-    assert not is_knock(go_on[rows]).any() and masks[np.flatnonzero(rows), go_on[rows]].all()
-    seen = seen_position(obs, masks, RulesConfig())
-    values = search.candidate_values(seen, cands, keys, prior, None, go_on)[0]
-    assert values.shape == (16, N_ACTIONS + 2)
-    assert np.isfinite(values[:, N_ACTIONS:]).all(axis=1).tolist() == rows.tolist()
-    # a plan's rollouts differ from the go-on candidate's (its seat 0 knocks otherwise)
-    on_value = values[np.flatnonzero(rows), go_on[rows]]
-    assert not np.allclose(values[rows][:, N_ACTIONS], on_value)
-    actions = search.act(obs, masks, keys=keys)
-    assert masks[np.arange(16), actions].all()
-    # without plans the same spec plays the same candidates' values
-    bare = load_policy(f"{SMALL},rounds=1", seed=0)
-    plain = bare.candidate_values(seen, cands, keys, prior)[0]
-    assert np.array_equal(plain, values[:, :N_ACTIONS])
-
-
 def test_close_calls_are_searched_between_the_priors_two_best_actions():
     """``close=1``: unsearched rows whose two best legal logits are < 1 apart get both."""
     search = load_policy("searcher@3:worlds=8,close=1", seed=0)
@@ -302,11 +238,9 @@ def test_close_calls_are_searched_between_the_priors_two_best_actions():
     parts = [search_decision(_knock_positions(16, plies, seed=7)) for plies in (30, 31)]
     obs, masks, keys = (np.concatenate(p) for p in zip(*parts, strict=True))
     prior = search.prior.act(obs, masks).astype(np.int64)
-    cands, _ = search.searched_candidates(obs, masks, keys, prior)
+    cands = search.searched_candidates(obs, masks, keys, prior)
     knocks = knock_legal(masks)
-    bare, _ = load_policy("searcher@3:worlds=8", seed=0).searched_candidates(
-        obs, masks, keys, prior
-    )
+    bare = load_policy("searcher@3:worlds=8", seed=0).searched_candidates(obs, masks, keys, prior)
     assert np.array_equal(cands[knocks], bare[knocks])  # the knock rows as before
     logits = np.where(masks, search.prior.logits(obs), -np.inf)
     ordered = np.sort(logits, axis=1)

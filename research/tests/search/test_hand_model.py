@@ -6,25 +6,25 @@ import json
 
 import numpy as np
 import pytest
-from helpers.search import mid_series, search_decision
+from helpers.search import search_decision, simple_positions
 
-from agents.search import hand_model
-from agents.search.hand_model import (
-    N_FEATURES,
-    HandModel,
-    read_hand_model,
-    shipped_hand_model,
-)
 from agents.search.worlds import sample_worlds, seen_position, world_keys
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE
 from research.experiments import hand_model as experiment
+from research.search import hand_model
+from research.search.hand_model import (
+    N_FEATURES,
+    HandModel,
+    read_hand_model,
+    shipped_hand_model,
+)
 
 
 def _midhand(n: int, plies: int, seed: int):
     """Series after ``plies`` decisions of ``simple``; the seats to act, as ``SeenPosition``."""
-    series = mid_series(n, plies, seed)
+    series = simple_positions(n, plies, seed)
     obs, masks, keys = search_decision(series)
     eng = series.engine
     live = np.flatnonzero(~eng.over & (masks.sum(axis=1) > 1))

@@ -5,11 +5,12 @@
 players' discards, the stock, the phase, the dealer and the turn) to one logit per card:
 the chance that the opponent holds it. It is trained by supervised learning on the true
 hidden hands of recorded engine hands between every style of player
-(``research/experiments/hand_model.py``, which writes ``data/hand_model.npz``), and read by
-``pimc``'s ``belief=learned``: each world deals the opponent's hidden cards as a
-Gumbel top-k sample of the unseen cards under these logits (``worlds.sample_worlds``'s
-``scores``), so the cards it discarded next to and the ranks it let pass weigh in, not
-only how good its hand is by this turn (``belief=deadwood``).
+(``research/experiments/hand_model.py``, which writes ``data/hand_model.npz``). A learned belief
+deals the opponent's hidden cards as a Gumbel top-k sample of the unseen cards under these
+logits (``agents.search.worlds.sample_worlds``'s ``scores``), so the cards it discarded
+next to and the ranks it let pass weigh in, not only how good its hand is by this turn
+(the search's ``belief=deadwood``). Research only: no shipped searcher uses it (the
+search's former ``belief=learned`` option).
 
 The features are those ``belief_features`` builds; the score sheet and the rules are not
 among them (the same model serves hand and series mode, every rule set).

@@ -7,8 +7,9 @@ the observation the opponent had at that discard, as the encoder
 (``hgin_env.envs.observation``) would have made it for its seat, from the searching
 seat's observation and the world's hand; ``discard_log_likelihoods`` asks an opponent model
 how likely that discard was from each world's hand. A world in which the model would
-rather have thrown something else explains the discard worse and weighs less in the
-search (``PimcParams.infer``).
+rather have thrown something else explains the discard worse and weighs less
+(``inferred_weights``). Research only: no shipped searcher weighs its worlds so (the
+search's former ``infer`` option).
 
 What the searching seat does not see is filled in as closely as its observation allows:
 
@@ -23,8 +24,8 @@ What the searching seat does not see is filled in as closely as its observation 
 - with big gin on, the knocks an 11-card gin allows beyond the knock limit are not in
   the rebuilt legal mask.
 
-Under ``allow_rediscard`` the seat's pickup is not in its observation, so the search
-refuses ``infer`` there (``pimc.parse_params``).
+Under ``allow_rediscard`` the seat's pickup is not in its observation, so the discard
+cannot be read there.
 
 Earlier discards are not weighed: a stock draw since then puts an unseen card in the
 hand, so the hand at the time is not known in the world.

@@ -1,22 +1,20 @@
-"""The belief from the opponent's last discard (``agents.search.inference``)."""
+"""The belief from the opponent's last discard (``research.search.inference``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.search import redeal_hidden, search_decision
+from helpers.search import search_decision
 
 from agents.bots import SimpleBot
-from agents.policies.model import PolicyLoadError, load_policy
-from agents.search.inference import discard_log_likelihoods, last_discard, past_observations
-from agents.search.pimc import PimcPolicy, parse_params
+from agents.policies.model import load_policy
 from agents.search.worlds import believed_worlds, seen_position
-from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import Phase
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import OBS_LAYOUT, PHASE_DISCARD, encode_observations
+from research.search.inference import discard_log_likelihoods, last_discard, past_observations
 
 RULES = RulesConfig()
 #: blocks rebuilt exactly (the others: see ``test_the_rebuilt_observation_...``)
@@ -127,7 +125,7 @@ def test_a_bot_model_gives_its_own_discard_full_weight():
     The bot that played gives its real hand full weight nearly always (not always: the
     rebuilt observation lacks the card it may have just taken, and the pile's order).
     """
-    from agents.search.inference import BOT_FLOOR
+    from research.search.inference import BOT_FLOOR
 
     chances = []
     for _then, _mask, now, mask_now, hand in _discards_then_replies(32, seed=4):
@@ -152,69 +150,12 @@ def test_no_discard_yet_leaves_every_world_at_a_chance_of_one():
     assert (chance == 0.0).all()
 
 
-def test_infer_is_a_search_parameter_in_the_name_and_checked():
-    """``infer=T`` is parsed, named in the spec, and refused out of range naming it."""
-    policy = load_policy("pimc:worlds=4,objective=points,infer=0.5")
-    assert isinstance(policy, PimcPolicy) and policy.params.infer == 0.5
-    assert policy.name.endswith(",infer=0.5")
-    bad = ("pimc:infer=-1", "pimc:infer=x", "pimc:infer=11", "pimc:infer=1,allow_rediscard=true")
-    for spec in bad:
-        with pytest.raises(PolicyLoadError, match="infer"):
-            load_policy(spec)
-
-
 def test_the_weights_of_a_sure_model_do_not_all_vanish():
     """Weighed in logs: however unlikely every world, the likeliest of a game weighs 1."""
-    from agents.search.inference import inferred_weights
+    from research.search.inference import inferred_weights
 
     log_chance = np.array([[-400.0, -420.0, -900.0], [0.0, -1.0, -2.0]])
     weights = inferred_weights(log_chance, 10.0)
     assert np.isfinite(weights).all() and (weights.max(axis=1) == 1.0).all()
     assert weights[0, 1] < 1e-80 and weights[1, 1] == pytest.approx(np.exp(-10.0))
     assert (inferred_weights(log_chance, 0.0) == 1.0).all()
-
-
-def test_the_inferring_search_ignores_the_hidden_cards_and_decides_alone_as_in_a_batch():
-    """The weights come from the sampled worlds only, per game: no hidden card leaks in."""
-    positions = SeriesEngine(10, seed=8)
-    positions.reset()
-    bot = SimpleBot(8)
-    for _ in range(11):
-        eng = positions.engine
-        obs = encode_observations(eng, eng.current_player, positions.sheets)
-        positions.step(bot.act(obs, eng.legal_action_mask()))
-    obs, masks, keys = search_decision(positions)
-    policy = PimcPolicy(parse_params("worlds=8,objective=points,belief=deadwood,infer=1"))
-    plain = PimcPolicy(parse_params("worlds=8,objective=points,belief=deadwood"))
-    before = policy.act(obs, masks, keys=keys)
-    alone = [
-        policy.act(obs[i : i + 1], masks[i : i + 1], keys=keys[i : i + 1])[0] for i in range(10)
-    ]
-    assert np.array_equal(before, alone)
-    seen = seen_position(obs, masks, RULES)
-    values = policy.candidate_values(seen, masks, keys, before, observations=obs)[0]
-    bare = plain.candidate_values(seen, masks, keys, before)[0]
-    assert not np.allclose(
-        np.where(np.isfinite(values), values, 0), np.where(np.isfinite(bare), bare, 0)
-    )
-    assert redeal_hidden(positions, np.random.default_rng(0)) > 5
-    obs2, masks2, _ = search_decision(positions)
-    assert np.array_equal(obs, obs2)
-    assert np.array_equal(before, policy.act(obs2, masks2, keys=keys))
-    assert masks.shape[1] == N_ACTIONS
-
-
-def test_a_model_that_cannot_be_keyed_is_refused(monkeypatch):
-    """A non-network opponent model whose ``act`` takes no keys would weigh per batch: refused."""
-    import agents.search.pimc as pimc
-
-    class Keyless:
-        name = "keyless"
-
-        def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-            return np.asarray(action_masks).argmax(axis=1)
-
-    monkeypatch.setattr(pimc, "make_rollout", lambda params, seed: Keyless())
-    with pytest.raises(PolicyLoadError, match="infer needs an opponent model.*keyless"):
-        PimcPolicy(parse_params("worlds=4,infer=1"))
-    PimcPolicy(parse_params("worlds=4"))  # without infer the model may be anything
