@@ -1,6 +1,6 @@
 r"""Train and measure the search's learned belief (``research/search/hand_model.py``).
 
-Not part of the toolkit's play: it writes ``agents/search/data/hand_model.npz``, the model
+Not part of the toolkit's play: it writes ``research/search/data/hand_model.npz``, the model
 ``pimc``'s ``belief=learned`` reads.
 
 1. **Record**: single hands between every pair of ``STYLES`` (both seats, half the games

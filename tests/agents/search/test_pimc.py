@@ -43,7 +43,7 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
     assert isinstance(load_policy("pimc"), PimcPolicy)
     assert "pimc" in registered_policies()
     # a model path as a parameter: still the search (not a model file named by the spec)
-    with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards/model.zip'}")
+    with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards'}")
     assert isinstance(with_prior, PimcPolicy) and with_prior.prior is not with_prior.rollout
     believing = load_policy("pimc:belief=deadwood,worlds=16")
     assert believing.name == (
