@@ -13,6 +13,9 @@ groups nothing under pytest 9: it renames ``item._nodeid``, which pytest 9 no lo
 """
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -62,6 +65,50 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return "ray" if path in RAY_FILES else path
 
     return RayTogether(config, log)
+
+
+#: one game of every compiled path: the engine's kernels (deal, masks, steps, knocks, the
+#: sheet, the keyed streams), the observation encoder, the keyed random policy, the bots'
+#: features and the one-game env path
+WARM_KERNELS = """
+import numpy as np
+from hgin_env.engine import RulesConfig, deadwood_after_discard, knock_discards, min_deadwood
+from hgin_env.envs.gym_env import HollywoodGinEnv
+from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+
+rng = np.random.default_rng(0)
+for opponent in ("random", "simple", "expert", "patient", "tempo"):
+    env = HollywoodGinVecEnv(n_envs=2, opponent=opponent, mode="series", seed=0,
+                             rules=RulesConfig(big_gin_bonus=31))
+    env.reset()
+    for _ in range(150):
+        masks = env.action_masks()
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+one = HollywoodGinEnv(opponent="random")
+obs, info = one.reset(seed=0)
+for _ in range(60):
+    obs, _, done, cut, info = one.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    if done or cut:
+        obs, info = one.reset()
+hands = np.zeros((2, 52), bool)
+hands[:, :11] = True
+min_deadwood(hands), deadwood_after_discard(hands), knock_discards(hands, np.array([10, 10]))
+"""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile the kernels once, before the xdist workers start (a fresh clone has no cache).
+
+    Otherwise each worker and each subprocess a test starts compiles the same kernels at
+    the same time; with the on-disk cache filled first, every later process loads them.
+    """
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    if not getattr(session.config.option, "numprocesses", None):  # one process: it compiles
+        return
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run([sys.executable, "-c", WARM_KERNELS], cwd=root, env=env, check=True)
 
 
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel

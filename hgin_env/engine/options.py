@@ -150,6 +150,10 @@ def _first_fit(value: Any, tp: Any, path: str, fit: Callable[[Any, Any, str], An
     )
 
 
+#: unknown keys named one by one in a message (the rest are counted)
+_NAMED_UNKNOWN = 5
+
+
 def unknown_message(key: str, known: Iterable[str], path: str = "", noun: str = "field") -> str:
     """``unknown field 'a.b'; did you mean 'c'? (fields of 'a': ...)``: the one text."""
     known = sorted(known)
@@ -167,8 +171,20 @@ def check_keys(
     """Raise ``ConfigError`` naming every key of ``data`` not in ``known`` (``unknown_message``)."""
     known = list(known)
     unknown = [str(key) for key in data if key not in known]
+    if len(unknown) == 1:
+        raise ConfigError(unknown_message(unknown[0], known, path, noun))
     if unknown:
-        raise ConfigError("; ".join(unknown_message(key, known, path, noun) for key in unknown))
+        names = []
+        for key in unknown[:_NAMED_UNKNOWN]:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            names.append(f"'{_join(path, key)}'{hint}")
+        more = len(unknown) - _NAMED_UNKNOWN
+        listed = ", ".join(names) + (f" and {more} more" if more > 0 else "")
+        where = f"'{path}'" if path else "the top level"
+        raise ConfigError(
+            f"unknown {noun}s {listed} ({noun}s of {where}: {', '.join(sorted(known))})"
+        )
 
 
 def unknown_option(key: str, known: Iterable[str]) -> str:

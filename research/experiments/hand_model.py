@@ -1,7 +1,7 @@
 r"""Train and measure the search's learned belief (``research/search/hand_model.py``).
 
-Not part of the toolkit's play: it writes ``research/search/data/hand_model.npz``, the model
-``pimc``'s ``belief=learned`` reads.
+Not part of the toolkit's play: it writes ``research/search/data/hand_model.npz``, the
+model that the research search's learned belief reads.
 
 1. **Record**: single hands between every pair of ``STYLES`` (both seats, half the games
    under undercut bonus 25), and at each decision with a choice the acting seat's

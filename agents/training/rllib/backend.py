@@ -72,6 +72,9 @@ from hgin_env.engine.keys import driver_seeds
 from hgin_env.envs.config import EnvConfig
 from hgin_env.envs.observation import OBS_DIM, PRIVILEGED_DIM
 
+#: PPO iterations in a row with no samples from the env runners before the run fails
+_EMPTY_ITERATIONS = 10
+
 #: how each ``ppo`` field reaches RLlib's ``PPOConfig`` (the docs' table)
 FIELD_MAP = {
     "n_envs": "env_runners(num_envs_per_env_runner=...)",
@@ -408,15 +411,28 @@ class Session:
         """PPO iterations to ``total_timesteps``, evaluations and checkpoints on schedule."""
         config, state, algo = self.config, self.state, self.algo
         cfg_eval, cfg_ckpt = config.eval, config.checkpoint
-        steps0, lifetime0 = state.steps, None
+        steps0, lifetime0, empty = state.steps, None, 0
         while state.steps < config.total_timesteps:
             tick = time.perf_counter()
             result = algo.train()
-            lifetime = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            runners = result.get("env_runners", {})
+            if "num_env_steps_sampled_lifetime" not in runners:
+                # no sample came back in RLlib's sample timeout (env runners still starting
+                # on a loaded machine): nothing was learned, the next iteration samples again
+                empty += 1
+                if empty >= _EMPTY_ITERATIONS:
+                    raise RuntimeError(
+                        f"the env runners returned no samples in {empty} PPO iterations in a row"
+                    )
+                print("no samples from the env runners in this iteration; sampling again")
+                continue
+            empty = 0
+            lifetime = int(runners["num_env_steps_sampled_lifetime"])
+            sampled = int(runners.get("num_env_steps_sampled", 0))
             if lifetime0 is None:  # the counter survives a restore; count this session's
-                lifetime0 = lifetime - int(result["env_runners"]["num_env_steps_sampled"])
+                lifetime0 = lifetime - sampled
             state.steps = steps0 + lifetime - lifetime0
-            fps = result["env_runners"]["num_env_steps_sampled"] / (time.perf_counter() - tick)
+            fps = sampled / (time.perf_counter() - tick)
             self.log_iteration(result, fps)
             if self.league is not None:
                 scalars = self.league.after_iteration(state.steps, self.weights, network(config))

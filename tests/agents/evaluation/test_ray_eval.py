@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def without_timing(result: dict) -> dict:
     """A result's JSON without its wall-clock fields (everything else must match)."""
     out = dict(result)
-    for key in ("seconds", "series_per_second"):
+    for key in ("seconds", "series_per_second", "provenance"):
         out.pop(key, None)
     if "pairs" in out:
         out["pairs"] = [without_timing(p) for p in out["pairs"]]
