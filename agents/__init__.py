@@ -3,8 +3,9 @@
 The bots (``simple``, ``expert``, ``patient``, ``tempo``, with their versions and options:
 ``simple@1``, ``patient:knock_turns=4``, see ``agents.registry``; ``random`` is built
 into the environments) and the
-models (every shipped ``models/<name>/model.zip`` under its directory name, model files,
-RLlib checkpoints) reach the environments' policy registry (``hgin_env.envs.policy``)
+models (every shipped ``models/<name>/`` under its directory name, saved-policy folders
+of either backend, MaskablePPO files) reach the environments' policy registry
+(``hgin_env.envs.policy``)
 through the ``hgin_env.policies`` entry points of ``pyproject.toml``, so a name works in
 any process without importing this package first. ``load_policy`` is the one resolver.
 

@@ -75,7 +75,8 @@ def bench_sb3(config, iterations: int) -> tuple[int, float, float, str]:
     import torch
 
     from agents.training.opponents import TrainingOpponents
-    from agents.training.sb3.runner import make_env, make_model
+    from agents.training.sb3.model import make_model
+    from agents.training.sb3.runner import make_env
 
     torch.set_num_threads(config.ppo.torch_threads)
     opponents = TrainingOpponents(config.opponents, config.ppo.n_envs, Path("/tmp"), 0)
@@ -199,7 +200,7 @@ def parity_table(steps: int, seeds: list[int]) -> None:
     import numpy as np
 
     from agents.evaluation.hand_eval import evaluate_hands
-    from agents.policies.rllib_policy import RLlibPolicy
+    from agents.policies.model import ModelPolicy
     from agents.policies.torch_policy import TorchPolicy
     from agents.training.config import load_config
     from agents.training.rllib.backend import train as train_rllib
@@ -224,7 +225,7 @@ def parity_table(steps: int, seeds: list[int]) -> None:
                      f"{time.perf_counter() - start:.0f}", load()])  # fmt: skip
         start = time.perf_counter()
         rl = train_rllib(config, run_name=f"rllib-{seed}-{stamp}", env_runners=1)
-        res = evaluate_hands(RLlibPolicy(rl.run_dir), "random", 2000, seed=77)
+        res = evaluate_hands(ModelPolicy(rl.run_dir), "random", 2000, seed=77)
         wins["RLlib PPO (1 env runner)"].append(res.hand_win_rate)
         rows.append([seed, "RLlib PPO (1 env runner)", f"{rl.steps:,}",
                      f"{res.hand_win_rate:.3f}", f"{time.perf_counter() - start:.0f}",
@@ -244,7 +245,7 @@ def parity_table(steps: int, seeds: list[int]) -> None:
 def selfplay_table(steps: int) -> None:
     """Shared-policy self-play on the rllib backend: speed, then hands against the bots."""
     from agents.evaluation.hand_eval import evaluate_hands
-    from agents.policies.rllib_policy import RLlibPolicy
+    from agents.policies.model import ModelPolicy
     from agents.training.config import load_config
     from agents.training.rllib.backend import train as train_rllib
 
@@ -254,7 +255,7 @@ def selfplay_table(steps: int) -> None:
     start = time.perf_counter()
     rl = train_rllib(config, run_name=f"selfplay-{time.strftime('%H%M%S')}", env_runners=1)
     seconds = time.perf_counter() - start
-    agent = RLlibPolicy(rl.run_dir)
+    agent = ModelPolicy(rl.run_dir)
     rows = []
     for opponent in ("random", "simple", "expert"):
         res = evaluate_hands(agent, opponent, 2000, seed=77)

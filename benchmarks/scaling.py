@@ -50,7 +50,8 @@ from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
 from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
-from agents.training.sb3.runner import make_env, make_model  # noqa: E402
+from agents.training.sb3.model import make_model  # noqa: E402
+from agents.training.sb3.runner import make_env  # noqa: E402
 from benchmarks._common import add_repeats, fmt_rate, load_text, print_table  # noqa: E402
 from benchmarks.train_overhead import TrivialVecEnv  # noqa: E402
 from hgin_env.envs.core import GinCore  # noqa: E402

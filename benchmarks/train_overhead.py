@@ -44,7 +44,8 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 from agents.training.config import TrainConfig, load_config  # noqa: E402
 from agents.training.opponents import TrainingOpponents  # noqa: E402
 from agents.training.sb3.callbacks import HandStatsCallback  # noqa: E402
-from agents.training.sb3.runner import make_env, make_model  # noqa: E402
+from agents.training.sb3.model import make_model  # noqa: E402
+from agents.training.sb3.runner import make_env  # noqa: E402
 from benchmarks._common import add_repeats, fmt_rate, interleaved, load_text, print_table  # noqa: E402
 from hgin_env.engine.actions import N_ACTIONS  # noqa: E402
 from hgin_env.envs.observation import OBS_DIM  # noqa: E402

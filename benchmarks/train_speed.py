@@ -122,7 +122,8 @@ def measure_sb3(config: Any, rollouts: int) -> dict[str, Any]:
     import hgin_env.envs.sb3_vec_env as vec_env
     from agents.training.opponents import TrainingOpponents
     from agents.training.sb3.callbacks import HandStatsCallback
-    from agents.training.sb3.runner import make_env, make_model
+    from agents.training.sb3.model import make_model
+    from agents.training.sb3.runner import make_env
 
     torch.set_num_threads(1)
     profile = Profile()

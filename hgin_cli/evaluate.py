@@ -8,7 +8,6 @@ Usage::
     python evaluate.py ppo-cards --against random simple expert --series 2000 --seed 2026
     python evaluate.py --rules undercut_bonus=25,knock_limit=10 A B   # any supported rule set
     python evaluate.py --list-policies                # every policy name, version, summary
-    python evaluate.py --exploit ppo-cards --steps 1000000 --series 1000 --seed 2026
 
 ``--against`` plays A against each listed opponent in turn and ends with one markdown
 results table (the shipped-agent table of ``docs/results.md`` is this output). ``--workers K`` plays
@@ -18,14 +17,13 @@ as Ray tasks, with the same table and JSON as one process (the ``runner`` of
 ``provenance`` block (package version, git commit, model sha256s, rules, seeds;
 ``agents.evaluation.provenance``).
 
-A policy is a bot name (``random``, ``simple``, ``expert``), a MaskablePPO ``.zip``
-path, or a shipped model name (``models/<name>/model.zip``). The numbers come from
+A policy is a bot name (``random``, ``simple``, ``expert``), a saved model (a folder
+holding ``hgin_policy.json``, or a run folder), a MaskablePPO ``.zip`` path, or a shipped
+model name (``models/<name>/``). The numbers come from
 ``agents.evaluation`` (see its docstring for the confidence intervals). ``--transcript``
 keeps the first hand of the first K series as JSON Lines plus a ``.txt`` rendering;
-replay one with ``python -m hgin_env.replay PATH --hand 1``. ``--exploit TARGET`` measures
-exploitability: it trains a fresh best response to TARGET for ``--steps`` steps
-(``configs/exploit.yaml``; ``agents.training.exploit``) and reports its margin over
-``--series`` series of the seed's held-out deals.
+replay one with ``python -m hgin_env.replay PATH --hand 1``. Exploitability (a best
+response trained against a policy) is training: ``train.py --exploit TARGET``.
 """
 
 from __future__ import annotations
@@ -84,7 +82,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_list_policies(parser)
     parser.add_argument(
         "policies", nargs="*", metavar="POLICY",
-        help="two policies (A B): bot names, MaskablePPO .zip paths or shipped model names",
+        help="two policies (A B): bot names, model paths (folders, .zip) or shipped model names",
     )  # fmt: skip
     parser.add_argument(
         "--league", nargs="+", metavar="POLICY",
@@ -112,23 +110,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_rules(parser, "rules options (docs/rules.md), recorded in the JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
-        "--exploit", metavar="TARGET",
-        help="train a fresh best response to TARGET and report its margin (exploitability)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--steps", type=int, default=1_000_000,
-        help="--exploit: the best response's training steps (default 1,000,000)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--exploit-config", metavar="FILE",
-        help="--exploit: the best response's recipe (default configs/exploit.yaml)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-        help="--exploit: override one field of the recipe (repeatable)",
-    )  # fmt: skip
-    parser.add_argument("--run-name", help="--exploit: the run folder's name under runs/")
-    parser.add_argument(
         "--transcript", type=Path, metavar="PATH",
         help="write sampled hands as JSON Lines to PATH and as text next to it (.txt)",
     )  # fmt: skip
@@ -146,13 +127,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     apply_trust(args)
     args.rules = rules_items(args.rules)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
-    if args.exploit is not None:
-        if args.policies or args.league or args.against or args.transcript or args.ray is not None:
-            parser.error("--exploit TARGET takes no other policies, --transcript or --ray")
-        if args.steps < 1:
-            parser.error(f"--steps must be >= 1, got {args.steps}")
-    elif args.overrides or args.exploit_config or args.run_name:
-        parser.error("--set, --exploit-config and --run-name go with --exploit")
     if args.ray is not None and args.transcript:
         parser.error("--transcript works without --ray")
     if args.league and args.policies:
@@ -162,7 +136,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error("--against takes exactly one policy A: evaluate.py A --against B C ...")
         if args.transcript:
             parser.error("--transcript works with a pair A B, not with --against")
-    elif not args.league and args.exploit is None and len(args.policies) != 2:
+    elif not args.league and len(args.policies) != 2:
         parser.error(f"expected two policies A B (or --league), got {len(args.policies)}")
     if args.league and len(args.league) < 2:
         parser.error("--league needs at least two policies")
@@ -218,38 +192,6 @@ def check_inputs(args: argparse.Namespace) -> None:
             load_policy(spec, args.seed)
 
 
-def run_exploit(args: argparse.Namespace) -> int:
-    """``--exploit TARGET``: train a best response, print its margin; the exit status."""
-    from agents.training import CheckpointError, ConfigError
-    from agents.training.exploit import exploit
-
-    try:
-        overrides = [f"rules.{item}" for item in args.rules] + args.overrides  # --rules too
-        out = exploit(
-            args.exploit, args.steps, args.exploit_config, overrides, args.series,
-            args.seed, args.workers, args.run_name, progress=not args.no_progress,
-        )  # fmt: skip
-    except PolicyLoadError as exc:
-        print(policy_error(exc), file=sys.stderr)
-        return 2
-    except (ConfigError, CheckpointError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted: the exploiter's run folder keeps its checkpoint", file=sys.stderr)
-        return 130
-    res = out.evaluation
-    title = f"exploiter of {out.target} after {out.steps:,} steps: {res.n_series} series"
-    print_table(title, ["", "A", "B"], pair_rows(res))
-    print(markdown_table(RESULTS_HEADER, [results_row(res)]))
-    print(f"run folder: {out.run_dir} (exploit.json, TensorBoard under tb/)")
-    if args.json:
-        data = out.to_dict()
-        data["provenance"] = run_provenance(args, [args.exploit])
-        return write_json(args.json, data)
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the evaluation; return the process exit status."""
     args = parse_args(argv)
@@ -263,8 +205,6 @@ def main(argv: list[str] | None = None) -> int:
     except (OutputPathError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.exploit is not None:
-        return run_exploit(args)
     # pairs and leagues: in this process, in --workers K processes, or sharded over Ray
     runner: Runner = local if args.workers == 1 else processes(args.workers)
     if args.ray is not None:

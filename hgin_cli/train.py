@@ -8,19 +8,26 @@ Usage::
     python train.py --config configs/selfplay.yaml --set ppo.learning_rate=1e-4 --run-name sp
     python train.py --resume runs/default__0__20250101-120000
     python train.py --config vs_simple --track        # also log to Weights & Biases
+    python train.py --exploit ppo-cards --steps 1000000 --series 1000 --eval-seed 2026
 
 Everything is documented in ``docs/training.md``; the work happens in ``agents.training``.
+``--exploit TARGET`` measures exploitability: it trains a fresh best response to TARGET
+for ``--steps`` steps (the recipe ``configs/exploit.yaml``, or ``--config``;
+``agents.training.exploit``) and reports its margin over ``--series`` series of the
+held-out deals of ``--eval-seed`` (docs/training.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
-from hgin_cli.common import add_version, epilog, help_formatter
+from hgin_cli.common import add_version, epilog, help_formatter, policy_error, rules_items
 from hgin_cli.trust import add_trust_option, apply_trust
 
 
@@ -89,10 +96,119 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--wandb-project", default=None, metavar="NAME", help="--track: the wandb project"
     )
+    exploit = parser.add_argument_group(
+        "exploitability", "train a best response to a frozen policy and report its margin"
+    )
+    exploit.add_argument(
+        "--exploit",
+        metavar="TARGET",
+        help="train a fresh best response to TARGET (a bot, model or shipped model) and report "
+        "its margin; --config is the recipe (default configs/exploit.yaml)",
+    )
+    exploit.add_argument(
+        "--steps", type=int, default=1_000_000, help="the best response's steps (default 1,000,000)"
+    )
+    exploit.add_argument(
+        "--series", type=int, default=1000, help="series of the final evaluation (default 1000)"
+    )
+    exploit.add_argument(
+        "--eval-seed", type=int, default=0, help="seed of the held-out evaluation deals (default 0)"
+    )
+    exploit.add_argument(
+        "--workers", type=int, default=1, help="processes playing the evaluation (default 1)"
+    )
+    exploit.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,...]",
+        help="rules options of the training and the evaluation (docs/rules.md); repeat the "
+        "flag or give a comma list",
+    )
+    exploit.add_argument("--json", type=Path, metavar="PATH", help="write the result as JSON")
+    exploit.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_trust_option(parser)
     args = parser.parse_args(argv)
     apply_trust(args)
+    args.rules = rules_items(args.rules)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the provenance block
+    if args.exploit is None:
+        given = [f"--{k.replace('_', '-')}" for k in DEFAULTS if getattr(args, k) != DEFAULTS[k]]
+        if given:
+            parser.error(f"{', '.join(given)} go with --exploit TARGET")
+    else:
+        if args.resume or args.print_config or args.backend != "sb3" or args.track:
+            parser.error("--exploit TARGET takes no --resume, --print-config, --backend or --track")
+        for name in ("steps", "series", "workers"):
+            if getattr(args, name) < 1:
+                parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
+        if args.eval_seed < 0:
+            parser.error(f"--eval-seed must be >= 0, got {args.eval_seed}")
     return args
+
+
+#: the options that go with ``--exploit`` alone, and their defaults
+DEFAULTS: dict[str, Any] = {
+    "steps": 1_000_000,
+    "series": 1000,
+    "eval_seed": 0,
+    "workers": 1,
+    "rules": [],
+    "json": None,
+    "no_progress": False,
+}
+
+
+def run_exploit(args: argparse.Namespace) -> int:
+    """``--exploit TARGET``: train a best response, print its margin; the exit status."""
+    from agents.evaluation.provenance import provenance
+    from agents.evaluation.report import (
+        RESULTS_HEADER,
+        markdown_table,
+        pair_rows,
+        print_table,
+        results_row,
+    )
+    from agents.training import CheckpointError, ConfigError
+    from agents.training.exploit import exploit
+    from hgin_cli.output_paths import OutputPathError, check_writable
+    from hgin_env.envs.policy import PolicyLoadError
+    from hgin_env.envs.spec import parse_rules
+
+    try:
+        parse_rules(args.rules)
+        if args.json:
+            check_writable(args.json)
+        overrides = [f"rules.{item}" for item in args.rules] + args.overrides  # --rules too
+        if args.seed is not None:
+            overrides.append(f"seed={args.seed}")
+        out = exploit(
+            args.exploit, args.steps, args.config, overrides, args.series,
+            args.eval_seed, args.workers, args.run_name, progress=not args.no_progress,
+        )  # fmt: skip
+    except PolicyLoadError as exc:
+        print(policy_error(exc), file=sys.stderr)
+        return 2
+    except (ConfigError, CheckpointError, OutputPathError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: the exploiter's run folder keeps its checkpoint", file=sys.stderr)
+        return 130
+    res = out.evaluation
+    title = f"exploiter of {out.target} after {out.steps:,} steps: {res.n_series} series"
+    print_table(title, ["", "A", "B"], pair_rows(res))
+    print(markdown_table(RESULTS_HEADER, [results_row(res)]))
+    print(f"run folder: {out.run_dir} (exploit.json, TensorBoard under tb/)")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        data = out.to_dict()
+        rules = parse_rules(args.rules).to_dict()
+        seeds = {"seed": args.seed, "eval_seed": args.eval_seed, "series": args.series}
+        data["provenance"] = provenance([args.exploit], rules, seeds, ["train.py", *args.argv])
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
 
 
 def write_provenance(run_dir: Path, argv: list[str]) -> None:
@@ -133,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM (timeout, docker stop, Kubernetes, Slurm) takes Ctrl-C's path: a checkpoint,
     # the resume command, then exit status 143
     stop_on_sigterm()
+    if args.exploit is not None:
+        return run_exploit(args)
     from agents.cluster.ray import RayClusterError
     from agents.training import CheckpointError, ConfigError, load_config
     from hgin_cli.track import TrackingError, attach, tracking

@@ -1,1 +1,5 @@
-"""Research apart from the product: experiments, their tests and the code only they use."""
+"""Research: the experiment scripts, their tests, the lab log, and configs of no shipped model.
+
+The product (``hgin_env``, ``agents``, ``hgin_ui``, ``hgin_cli``) never imports this package
+(``tests/test_layers.py``); CI runs its tests (``research/tests``).
+"""

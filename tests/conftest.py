@@ -113,4 +113,4 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 #: helper modules, not tests: kept out of ``--doctest-modules`` collection (the OpenSpiel
 #: harness imports pyspiel, an optional extra)
-collect_ignore = ["helpers.py", "agents/bots/openspiel_peer.py"]
+collect_ignore = ["helpers", "agents/bots/openspiel_peer.py"]

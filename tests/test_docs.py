@@ -14,7 +14,11 @@ import pytest
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 TESTS = ROOT / "tests"
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "research" / "experiments.md",
+]
 README_MAX_LINES = 250
 
 _spec = importlib.util.spec_from_file_location("gen_tables", ROOT / "docs" / "gen_tables.py")
@@ -217,7 +221,7 @@ _TREE = (
     "benchmarks/",
     "docs/",
     "models/",
-    "experiments/",
+    "research/",
 )
 
 
@@ -353,7 +357,7 @@ TEXTS = [
     ROOT / "Makefile",
 ]
 #: the Python sources whose docstrings are checked too (this file's examples are stray on purpose)
-_FOLDERS = ("hgin_env", "agents", "hgin_ui", "hgin_cli", "experiments", "benchmarks", "tests")
+_FOLDERS = ("hgin_env", "agents", "hgin_ui", "hgin_cli", "research", "benchmarks", "tests")
 SOURCES = [
     *(p for folder in _FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))),
     *(ROOT / name for name in ("train.py", "evaluate.py", "play.py", "setup.py")),
@@ -368,8 +372,9 @@ _TOP = "|".join(map(re.escape, (*_TREE, "hgin_ui/", ".ci/", "runs/")))
 _REPO_PATH = re.compile(rf"(?<![\w./-])((?:{_TOP})[\w./*-]*)")
 #: paths that exist only once built or run (the run folders, the wheel's copy of the data)
 _BUILT = ("runs", "agents/_shipped", "dist", "build")
-#: ``python -m benchmarks.engine_speed``, ``python -m experiments.belief_table`` (not ``NAME``)
-_MODULE = re.compile(r"python3? -m (benchmarks|experiments)\.([a-z_]\w*)")
+#: ``python -m benchmarks.engine_speed``, ``python -m research.experiments.belief_table``
+#: (not ``NAME``)
+_MODULE = re.compile(r"python3? -m (benchmarks|research\.experiments)\.([a-z_]\w*)")
 
 
 def stray_references(text: str, root: Path = ROOT) -> list[str]:
@@ -390,7 +395,11 @@ def stray_references(text: str, root: Path = ROOT) -> list[str]:
             continue
         if not list(root.glob(path)):
             found.append(path)
-    found += [m[0] for m in _MODULE.finditer(text) if not (root / m[1] / f"{m[2]}.py").exists()]
+    found += [
+        m[0]
+        for m in _MODULE.finditer(text)
+        if not (root / m[1].replace(".", "/") / f"{m[2]}.py").exists()
+    ]
     return found
 
 
@@ -426,7 +435,7 @@ def test_a_stray_reference_is_caught(tmp_path):
     (tmp_path / "docs" / "here.md").write_text("")
     text = (
         "under flock /work/heavy.lock; see issue 23 and #7; run runs/exploit_all.sh, "
-        "docs/here.md, docs/gone.md, python -m experiments.nothing; runs/x/ is output; "
+        "docs/here.md, docs/gone.md, python -m research.experiments.nothing; runs/x/ is output; "
         "measured under the heavy lock"
     )
     assert stray_references(text, tmp_path) == [
@@ -437,5 +446,5 @@ def test_a_stray_reference_is_caught(tmp_path):
         "#7",
         "runs/exploit_all.sh",
         "docs/gone.md",
-        "python -m experiments.nothing",
+        "python -m research.experiments.nothing",
     ]

@@ -257,3 +257,86 @@ def test_conftest_imports_no_torch():
         "torch"
         not in loaded_by("import sys; sys.path.insert(0, 'tests'); import conftest")["third_party"]
     )
+
+
+#: apart from the product: the experiments, their tests, the lab log
+RESEARCH = "research"
+
+
+def research_imports(root: Path = ROOT) -> list[str]:
+    """``module imports name`` for each import of ``research`` in the product's code."""
+    found = []
+    for pkg in PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            name = module_name(path, root)
+            found += [
+                f"{name} imports {n}" for n in named_imports(path, name) if within(n, (RESEARCH,))
+            ]
+    return sorted(found)
+
+
+def test_the_product_never_imports_research():
+    """hgin_env, agents, hgin_ui and hgin_cli import nothing of ``research`` (anywhere)."""
+    assert (ROOT / RESEARCH / "experiments").is_dir()
+    assert research_imports() == []
+
+
+def test_the_research_check_can_fail(tmp_path):
+    """A product module importing ``research`` (plainly or lazily) is found."""
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("")
+    (tmp_path / "agents" / "a.py").write_text("def f():\n    from research.experiments import x\n")
+    (tmp_path / "hgin_cli" / "b.py").write_text("import research\n")
+    assert research_imports(tmp_path) == [
+        "agents.a imports research.experiments",
+        "agents.a imports research.experiments.x",
+        "hgin_cli.b imports research",
+    ]
+
+
+SHIPPED = ("ppo-cards", "ppo-knock", "ppo-league", "ppo-league2", "ppo-taught")
+
+
+def test_playing_a_shipped_model_imports_no_trainer():
+    """``load_policy`` of each shipped network plays without agents.training, SB3 or sb3-contrib."""
+    code = (
+        "import numpy as np\n"
+        "from agents.policies.model import load_policy\n"
+        "from hgin_env.envs.gym_env import HollywoodGinEnv\n"
+        "obs, info = HollywoodGinEnv(opponent='simple').reset(seed=1)\n"
+        f"for name in {SHIPPED!r}:\n"
+        "    assert type(load_policy(name)).__name__ == 'ModelPolicy'\n"
+        "    load_policy(name).act(obs[None], info['action_mask'][None])\n"
+    )
+    loaded = loaded_by(code)
+    assert not {"stable_baselines3", "sb3_contrib"} & set(loaded["third_party"])
+    assert not [m for m in loaded["modules"] if within(m, ("agents.training",))]
+
+
+def test_no_model_file_names_the_trainer():
+    """No shipped model's files name ``agents.training`` (no pickle of the trainer's classes)."""
+    files = [p for name in SHIPPED for p in sorted((ROOT / "models" / name).iterdir())]
+    assert any(p.name == "weights.safetensors" for p in files)
+    assert not [p for p in files if p.suffix in (".zip", ".pkl", ".pth")]
+    assert [p.name for p in files if b"agents.training" in p.read_bytes()] == []
+
+
+def test_no_test_module_imports_another():
+    """A test module imports helpers (``tests/helpers*``, conftest), never another test module."""
+    tests = {p.stem for folder in ("tests", RESEARCH) for p in (ROOT / folder).rglob("test_*.py")}
+    found = []
+    for folder in ("tests", RESEARCH):
+        for path in sorted((ROOT / folder).rglob("test_*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                found += [
+                    f"{path.relative_to(ROOT)} imports {n}"
+                    for n in names
+                    if n.split(".")[-1] in tests
+                ]
+    assert found == []

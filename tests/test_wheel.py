@@ -88,7 +88,9 @@ def test_wheel_imports_its_own_copy(installed: Path) -> None:
     paths = proc.stdout.split()
     venv_dir = str(installed.parent)
     assert all(p.startswith(venv_dir) for p in paths), paths
-    assert Path(paths[2]).is_file() and (Path(paths[1]) / "ppo-league2" / "model.zip").is_file()
+    assert (
+        Path(paths[2]).is_file() and (Path(paths[1]) / "ppo-league2" / "hgin_policy.json").is_file()
+    )
     site = Path(paths[0]).parents[1]
     tops = {p.name for p in site.iterdir() if p.is_dir() and not p.name.endswith(".dist-info")}
     assert tops == {"agents", "hgin_env", "hgin_ui", "hgin_cli"}  # no top-level models, configs

@@ -54,7 +54,7 @@ class PatientParams(ExpertParams):
             (0: gin only).
 
     The defaults (3 turns, then gin only) won most of a short sweep against ``simple`` and
-    ``expert`` under undercut bonuses 10 and 25 (docs/experiments.md).
+    ``expert`` under undercut bonuses 10 and 25 (research/experiments.md).
         low_deadwood_weight: extra weight of the deadwood left in a discard's score,
             reached at its 10th turn (linear from 0 before).
     """

@@ -1,7 +1,7 @@
 """``simple@1``: the first ``simple`` bot of this project, before it became OpenSpiel's port.
 
 Kept so that figures measured against the first ``simple`` (the early rounds of
-docs/experiments.md) can be reproduced: ``simple`` now names its second version
+research/experiments.md) can be reproduced: ``simple`` now names its second version
 (``agents.bots.simple``, ``simple@2``), which beats this one in 56.4% of series.
 
 Strategy, phase by phase:

@@ -498,7 +498,7 @@ class CardActorCritic(nn.Module):
     ``mlp_extractor.``, ``value_net.``; SB3's aliases ``pi_features_extractor.`` and
     ``vf_features_extractor.`` of the shared trunk aside, see ``sb3_card_weights``), so one
     set of weights plays in either: the rllib backend trains it inside an RLModule
-    (``agents.training.rllib.module``) and ``agents.policies.rllib_policy`` plays it.
+    (``agents.training.rllib.module``) and ``agents.policies.saved`` rebuilds it to play.
 
     Args:
         obs_width: the observation's width (a layout's ``OBS_DIM``, plus ``PRIVILEGED_DIM``
@@ -519,6 +519,8 @@ class CardActorCritic(nn.Module):
         ortho_init: bool = True,
     ) -> None:
         super().__init__()
+        #: the observation width it was built for (with a privileged block, if any)
+        self.obs_width = int(obs_width)
         space = gym.spaces.Box(-np.inf, np.inf, (obs_width,), np.float32)
         self.features_extractor = CardTrunk(space, channels, blocks)
         trunk = self.features_extractor

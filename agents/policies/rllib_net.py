@@ -1,7 +1,7 @@
 """The network the rllib backend trains: separate policy and value MLPs, masked logits.
 
 Plain torch (no Ray): ``agents.training.rllib.module`` wraps it in an RLlib ``RLModule``
-for training, and ``agents.policies.rllib_policy`` rebuilds it from a checkpoint to play.
+for training, and ``agents.policies.saved`` rebuilds it from a saved policy to play.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ class MaskedActorCritic(nn.Module):
         ortho_init: bool = True,
     ) -> None:
         super().__init__()
+        #: the observation width it reads
+        self.obs_width = int(obs_dim)
         self.pi = _mlp(obs_dim, net_arch, activation)
         self.vf = _mlp(obs_dim, net_arch, activation)
         self.action_head = nn.Linear(net_arch[-1], N_ACTIONS)

@@ -1,10 +1,11 @@
 """A MaskablePPO network as a batched policy: ``act(observations, action_masks)``.
 
 ``TorchPolicy`` runs only the actor half of a ``MaskableActorCriticPolicy`` (features,
-policy MLP, action logits), masks illegal actions and picks the most likely action or
-samples one (Gumbel-max: from the environment's per-game ``keys`` when given, so a game
-samples the same alone or in any batch, else from its own seeded numpy stream). It is
-how the trainer evaluates the live model and how frozen self-play snapshots play.
+policy MLP, action logits), or of a network of ``agents.policies.networks`` (its
+``logits``), masks illegal actions and picks the most likely action or samples one
+(Gumbel-max: from the environment's per-game ``keys`` when given, so a game samples the
+same alone or in any batch, else from its own seeded numpy stream). It is how the
+trainer evaluates the live model and how frozen self-play snapshots play.
 ``frozen_copy`` takes a snapshot of a model's network in memory.
 """
 
@@ -26,7 +27,8 @@ class TorchPolicy:
 
     Args:
         network: a ``MaskableActorCriticPolicy`` (its ``mlp_extractor`` and ``action_net``
-            are used).
+            are used), or a network of ``agents.policies.networks`` (its ``logits``; a
+            saved policy's, ``agents.policies.saved.load_network``).
         deterministic: play the most likely legal action; else sample.
         seed: seed of the sampling stream.
         name: display name.
@@ -41,9 +43,10 @@ class TorchPolicy:
     ) -> None:
         self.network = network
         space = getattr(network, "observation_space", None)
-        width = getattr(space, "shape", None)
+        shape = getattr(space, "shape", None)
+        width = int(shape[0]) if shape else getattr(network, "obs_width", None)
         #: the network's observation layout width: a layout-1 model reads the first 394
-        self.obs_dim = OBS_DIMS[layout_version(int(width[0]))] if width else OBS_DIM
+        self.obs_dim = OBS_DIMS[layout_version(width)] if width else OBS_DIM
         self.deterministic = deterministic
         self.name = name
         self.rng = np.random.default_rng(seed)
@@ -63,6 +66,8 @@ class TorchPolicy:
         # contiguous: a reversed or strided view (``obs[::-1]``) is no tensor
         obs = torch.as_tensor(np.ascontiguousarray(plain_observations(observations, self.obs_dim)))
         with torch.inference_mode():
+            if not hasattr(net, "pi_features_extractor"):  # a network of our own
+                return net.logits(obs).numpy()
             features = net.pi_features_extractor(obs)
             latent = net.mlp_extractor.forward_actor(features)
             return net.action_net(latent).numpy()

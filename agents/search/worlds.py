@@ -218,7 +218,7 @@ def sample_worlds(
     )
 
 
-#: the deadwood belief's table (``experiments/belief_table.py`` writes it)
+#: the deadwood belief's table (``research/experiments/belief_table.py`` writes it)
 DEADWOOD_TABLE = Path(__file__).resolve().parent / "data" / "opponent_deadwood.json"
 #: turn buckets of the table: two turns a bucket, the last one open-ended
 TURN_BUCKETS = 16

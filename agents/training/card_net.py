@@ -4,8 +4,8 @@ The network itself (card planes, trunk, heads; the architecture) is
 ``agents.policies.card_layers``. It plugs into SB3 as a ``MaskableActorCriticPolicy``:
 the trunk is the features extractor, ``CardHeads`` is the ``mlp_extractor`` whose actor
 output *is* the 107 logits (``action_net`` is the identity), so ``TorchPolicy`` and
-``MaskablePPO.load`` use it like any other policy. The layers' names are imported here
-too, where models and code from before the split look for them.
+``MaskablePPO.load`` use it like any other policy. A trained network is saved as data
+(``agents.training.sb3.model.save_policy_of``) and plays without this module.
 """
 
 from __future__ import annotations
@@ -18,47 +18,9 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.policies.card_layers import (
-    CONTEXT,
-    CONTEXT_START,
-    N_CONTEXT,
-    N_PLANES,
-    N_PRIVILEGED_PLANES,
-    SB3_TRUNK_ALIASES,
-    CardActorCritic,
-    CardBlock,
-    CardHeads,
-    CardTrunk,
-    _layout_or_none,
-    belief_loss,
-    card_planes,
-    meld_with,
-    privileged_planes,
-    sb3_card_weights,
-    unseen_cards,
-)
+from agents.policies.card_layers import CardHeads, CardTrunk, _layout_or_none, belief_loss
 from hgin_env.engine.actions import N_ACTIONS
 from hgin_env.envs.observation import OBS_DIMS, PRIVILEGED_DIM
-
-__all__ = [
-    "CONTEXT",
-    "CONTEXT_START",
-    "N_CONTEXT",
-    "N_PLANES",
-    "N_PRIVILEGED_PLANES",
-    "SB3_TRUNK_ALIASES",
-    "CardActorCritic",
-    "CardBlock",
-    "CardHeads",
-    "CardNetPolicy",
-    "CardTrunk",
-    "belief_loss",
-    "card_planes",
-    "meld_with",
-    "privileged_planes",
-    "sb3_card_weights",
-    "unseen_cards",
-]
 
 
 class _AddLoss(torch.autograd.Function):

@@ -18,7 +18,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from agents.policies.model import load_model
+from agents.policies.model_zip import trust_folder
+from agents.policies.saved import load_network
 from agents.policies.torch_policy import TorchPolicy, frozen_copy
 from agents.training.checkpoint import referenced_pool_files, save_model
 from agents.training.config import SelfPlayConfig
@@ -51,6 +52,7 @@ class SnapshotPool:
     def __init__(self, config: SelfPlayConfig, folder: Path, seed: int = 0) -> None:
         self.config = config
         self.folder = Path(folder)
+        trust_folder(self.folder)  # the pool's own snapshots, which it reloads
         self.seed = seed
         self.slots: list[Snapshot | None] = [None] * config.pool_size
 
@@ -139,9 +141,13 @@ class SnapshotPool:
 
 
 def load_snapshot(path: str | Path) -> Any:
-    """The policy network of a MaskablePPO ``.zip`` (CPU, eval mode).
+    """The network of a snapshot's MaskablePPO ``.zip``, read as data (CPU, eval mode).
+
+    ``agents.policies.saved.load_network`` rebuilds it without SB3; ``TorchPolicy`` plays
+    it with the logits of the network that was saved.
 
     Raises:
         agents.policies.model.PolicyLoadError: a missing, corrupt or mismatched file.
     """
-    return frozen_copy(load_model(path).policy)
+    network, _, _ = load_network(path)
+    return network

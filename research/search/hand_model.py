@@ -5,7 +5,7 @@
 players' discards, the stock, the phase, the dealer and the turn) to one logit per card:
 the chance that the opponent holds it. It is trained by supervised learning on the true
 hidden hands of recorded engine hands between every style of player
-(``experiments/hand_model.py``, which writes ``data/hand_model.npz``). A learned belief
+(``research/experiments/hand_model.py``, which writes ``data/hand_model.npz``). A learned belief
 deals the opponent's hidden cards as a Gumbel top-k sample of the unseen cards under these
 logits (``agents.search.worlds.sample_worlds``'s ``scores``), so the cards it discarded
 next to and the ranks it let pass weigh in, not only how good its hand is by this turn
@@ -28,7 +28,7 @@ from agents.search.worlds import SeenPosition
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.game import HAND_SIZE, STOCK_AT_DEAL, Phase
 
-#: the shipped model (``experiments/hand_model.py`` writes it)
+#: the shipped model (``research/experiments/hand_model.py`` writes it)
 HAND_MODEL = Path(__file__).resolve().parent / "data" / "hand_model.npz"
 #: turns by which the turn feature is scaled
 TURN_SCALE = 40.0

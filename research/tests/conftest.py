@@ -1,8 +1,10 @@
-"""Research tests share the product tests' helpers (``tests/helpers.py``)."""
+"""The research tests use the suite's helpers (``tests/helpers``), wherever pytest starts."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+TESTS = Path(__file__).resolve().parents[2] / "tests"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))

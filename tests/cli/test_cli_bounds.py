@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import errno
 import json
-import shutil
 import stat
 from pathlib import Path
 
 import pytest
-from helpers import one_error_line
+from helpers.reports import one_error_line
 
 import hgin_cli.evaluate as evaluate_cli
 from agents.training import checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "models" / "ppo-cards" / "model.zip"
+SHIPPED = ROOT / "models" / "ppo-cards"
 
 
 def usage_error(argv: list[str], capsys) -> str:
@@ -76,8 +75,9 @@ def test_a_json_write_that_fails_is_one_line_and_leaves_no_part(
 def test_an_untrusted_model_zip_is_refused_unless_trusted(tmp_path, monkeypatch, capsys) -> None:
     """A model zip holds pickled objects (code): refused, saying why, unless --trust-model."""
     monkeypatch.delenv("HGIN_TRUST_MODEL", raising=False)
-    model = tmp_path / "downloaded.zip"
-    shutil.copy(SHIPPED, model)
+    from agents.training.sb3.model import policy_to_zip
+
+    model = policy_to_zip(SHIPPED, tmp_path / "downloaded.zip")  # a MaskablePPO zip
     argv = [str(model), "random", "--series", "2", "--no-progress"]
     assert evaluate_cli.main(argv) == 2
     _, line = one_error_line(capsys)

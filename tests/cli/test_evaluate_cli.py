@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import LEAGUE_KEYS, NOWHERE, check_pair_schema, one_error_line, save_model
+from helpers.policies import save_model
+from helpers.reports import LEAGUE_KEYS, NOWHERE, check_pair_schema, one_error_line
 
 import hgin_cli.evaluate as cli
 import hgin_cli.evaluate as evaluate_cli

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import one_error_line
+from helpers.reports import one_error_line
 
 import hgin_cli.evaluate as evaluate_cli
 from hgin_cli.output_paths import OutputPathError, check_writable

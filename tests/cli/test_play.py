@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import NOWHERE, one_error_line
+from helpers.reports import NOWHERE, one_error_line
 
 import hgin_cli.play as play_cli
 from agents import SimpleBot, load_policy

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import TINY, tiny_yaml
+from helpers.training import TINY, tiny_yaml
 
 from hgin_cli import evaluate as evaluate_cli
 from hgin_cli import plot as plot_cli

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from helpers import NOWHERE, TINY, one_error_line
+from helpers.reports import NOWHERE, one_error_line
+from helpers.training import TINY
 
 import hgin_cli.train as train_cli
 

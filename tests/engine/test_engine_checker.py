@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import reference_knock as ref
-from helpers import mixed_actions, mixed_policy
+from helpers.actions import mixed_actions, mixed_policy
 
 from hgin_env.engine.checker import EngineChecker, rows_equal
 from hgin_env.engine.config import RulesConfig

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
+from helpers.deck import (
     DEALER,
     LOOSE,
     NON_DEALER,

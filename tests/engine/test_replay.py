@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import random_legal
+from helpers.actions import random_legal
 
 from hgin_env import replay
 from hgin_env.engine.game import GinEngine

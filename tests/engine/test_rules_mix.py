@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import RUNS_AND_KS, make_deck, play
+from helpers.deck import RUNS_AND_KS, make_deck, play
 
 from hgin_env.engine.actions import parse_action
 from hgin_env.engine.cards import parse_cards

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
+from helpers.actions import mixed_policy
+from helpers.deck import (
     LOOSE,
     RUNS_AND_KS,
     SWAP_DEALER,
     draw_discard,
     make_deck,
-    mixed_policy,
     play_series,
     stock_cards,
     swap_actions,

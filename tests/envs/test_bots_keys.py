@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_env_vec import CASES, SEED, N, choose, singles_for
+from helpers.actions import knock_or_legal
+from helpers.envs import CASES, SEED, N, singles_for
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, load_policy
 from agents.bots import SimpleBotV1
@@ -54,7 +55,7 @@ def test_sb3_vec_env_plays_like_single_envs_against_every_opponent(name, mode, s
     for _ in range(STEPS[mode]):
         masks = vec.action_masks()
         np.testing.assert_array_equal(masks, np.stack([info["action_mask"] for info in infos]))
-        actions = choose(masks, rngs)
+        actions = knock_or_legal(masks, rngs)
         vec_obs, rewards, vec_dones, vec_infos = vec.step(actions)
         for i, env in enumerate(envs):
             o, r, terminated, truncated, infos[i] = env.step(int(actions[i]))
@@ -82,7 +83,7 @@ def test_gymnasium_vector_env_plays_like_single_envs_against_every_opponent(
     rngs = [np.random.default_rng(i) for i in range(N)]
     dones = 0
     for _ in range(STEPS[mode]):
-        actions = choose(vec_info["action_mask"], rngs)
+        actions = knock_or_legal(vec_info["action_mask"], rngs)
         vec_obs, rewards, terminated, truncated, vec_info = vec.step(actions)
         for i, env in enumerate(envs):
             o, r, te, tr, info = env.step(int(actions[i]))

@@ -2,52 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
+from helpers.actions import knock_or_legal
+from helpers.envs import CASES, SEED, N, singles_for
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from hgin_env.engine.actions import DRAW, KNOCK
-from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.gym_env import HollywoodGinEnv
 from hgin_env.envs.observation import OBS_DIM
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 from hgin_env.envs.vector_env import HollywoodGinVectorEnv
-
-N = 4
-SEED = 40
-#: hand mode with frequent max-turn draws; series mode with easy knocks and short games, so
-#: that episodes end (and autoreset) often in a short test
-CASES: dict[str, dict[str, Any]] = {
-    "hand": {"mode": "hand", "rules": RulesConfig(max_turns_per_hand=6)},
-    "series": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30)},
-    # each series draws one of the rule sets from its seed: a VecEnv still equals singles
-    "series_mix": {"mode": "series", "rules": RulesConfig(game_target=25, knock_limit=30),
-                   "rules_mix": [{"undercut_bonus": 25}, {"gin_bonus": 40, "knock_limit": 10}]},
-    "hand_mix": {"mode": "hand", "rules": RulesConfig(max_turns_per_hand=6),
-                 "rules_mix": [{}, {"knock_limit": 20, "undercut_bonus": 25}]},
-}  # fmt: skip
-
-
-def singles_for(case: dict) -> tuple[list[HollywoodGinEnv], list[np.ndarray], list[dict]]:
-    """N single envs reset with seeds SEED + i, with their first observations and infos."""
-    envs = [HollywoodGinEnv(**case) for _ in range(N)]
-    firsts = [env.reset(seed=SEED + i) for i, env in enumerate(envs)]
-    return envs, [f[0] for f in firsts], [f[1] for f in firsts]
-
-
-def choose(masks: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
-    """Per game, a random knock if any, else a random legal action (own generator per game).
-
-    Knocking whenever possible makes hands and series end often.
-    """
-    actions = []
-    for mask, rng in zip(masks, rngs, strict=True):
-        knocks = np.flatnonzero(mask[KNOCK:DRAW]) + KNOCK
-        actions.append(rng.choice(knocks if knocks.size else np.flatnonzero(mask)))
-    return np.array(actions)
 
 
 def steps_for(name: str) -> int:
@@ -67,7 +31,7 @@ def test_sb3_vec_env_equals_single_envs(name):
     for _ in range(steps_for(name)):
         masks = vec.action_masks()
         np.testing.assert_array_equal(masks, np.stack([info["action_mask"] for info in infos]))
-        actions = choose(masks, rngs)
+        actions = knock_or_legal(masks, rngs)
         vec_obs, rewards, vec_dones, vec_infos = vec.step(actions)
         for i, env in enumerate(envs):
             o, r, terminated, truncated, infos[i] = env.step(int(actions[i]))
@@ -96,7 +60,7 @@ def test_gymnasium_vector_env_equals_single_envs(name):
     dones = 0
     for _ in range(steps_for(name)):
         np.testing.assert_array_equal(vec_info["action_mask"], vec.action_masks())
-        actions = choose(vec_info["action_mask"], rngs)
+        actions = knock_or_legal(vec_info["action_mask"], rngs)
         vec_obs, rewards, terminated, truncated, vec_info = vec.step(actions)
         for i, env in enumerate(envs):
             o, r, te, tr, info = env.step(int(actions[i]))
@@ -149,7 +113,7 @@ def test_sb3_vec_env_penalize_resets_the_offending_game():
     vec = HollywoodGinVecEnv(3, seed=0, illegal_action="penalize", illegal_penalty=1.0)
     vec.reset()
     masks = vec.action_masks()
-    actions = choose(masks, [np.random.default_rng(i) for i in range(3)])
+    actions = knock_or_legal(masks, [np.random.default_rng(i) for i in range(3)])
     actions[2] = int(np.flatnonzero(~masks[2])[0])
     _, rewards, dones, infos = vec.step(actions)
     assert dones.tolist() == [False, False, True] and rewards[2] == -1.0

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from helpers.actions import knock_or_legal
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -25,7 +26,6 @@ from agents.training.config import build_config
 from agents.training.opponents import attach, install_policy
 from agents.training.sb3 import callbacks as callbacks_module
 from agents.training.sb3.runner import train
-from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import RandomPolicy
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
@@ -54,15 +54,6 @@ PAIRS = [
 ]  # fmt: skip
 
 
-def choose(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A random knock where one is legal, else a random legal action, per game."""
-    actions = np.zeros(len(masks), np.int64)
-    for i, mask in enumerate(masks):
-        knocks = np.flatnonzero(mask[KNOCK:DRAW]) + KNOCK
-        actions[i] = rng.choice(knocks if knocks.size else np.flatnonzero(mask))
-    return actions
-
-
 def assert_same_step(a: tuple, b: tuple) -> None:
     """Two VecEnv step returns are equal: observations, rewards, dones and every info entry."""
     for x, y in zip(a[:3], b[:3], strict=True):
@@ -82,7 +73,7 @@ def play_both(one: HollywoodGinVecEnv, many: HollywoodGinVecEnv, steps: int, see
         np.testing.assert_array_equal(masks, many.action_masks())
         np.testing.assert_array_equal(get_action_masks(many), masks)
         np.testing.assert_array_equal(np.stack(many.env_method("action_masks")), masks)
-        actions = choose(masks, rng)
+        actions = knock_or_legal(masks, rng)
         result = one.step(actions)
         assert_same_step(result, many.step(actions))
         ended += int(result[2].sum())
@@ -182,7 +173,7 @@ def test_a_mixture_with_a_sampling_snapshot_plays_alike_and_gets_new_snapshots(
     """A mixture with a sampling snapshot plays alike; a new snapshot reaches every worker."""
 
     def mixture() -> MixturePolicy:
-        net = ModelPolicy(tiny_model_path).model.policy
+        net = MaskablePPO.load(tiny_model_path).policy
         snap = TorchPolicy(net, deterministic=False, seed=1, name="self@1")
         return MixturePolicy([RandomPolicy(), snap, None], ["random", "self@1", "pool1"],
                              [1, 1, 0], N, seed=5)  # fmt: skip
@@ -194,7 +185,7 @@ def test_a_mixture_with_a_sampling_snapshot_plays_alike_and_gets_new_snapshots(
     play_both(one, many, 60, seed=6)
     np.testing.assert_array_equal(mix_one.assignment, mix_many.assignment)
     np.testing.assert_array_equal(mix_one.episodes(), mix_many.episodes())
-    new = TorchPolicy(ModelPolicy(tiny_model_path).model.policy, False, seed=2, name="self@2")
+    new = TorchPolicy(MaskablePPO.load(tiny_model_path).policy, False, seed=2, name="self@2")
     for apply in (apply_one, apply_many):
         apply(install_policy, 2, new, "self@2", np.array([0.0, 1.0, 1.0]), True)
     assert many.for_each_core(_slot_names) == [["random", "self@1", "self@2"]] * K
@@ -220,7 +211,7 @@ def test_starting_the_workers_in_two_calls_makes_one_step(envs):
     np.testing.assert_array_equal(one.reset(), many.reset())
     rng = np.random.default_rng(8)
     for _ in range(40):
-        actions = choose(one.action_masks(), rng)
+        actions = knock_or_legal(one.action_masks(), rng)
         many.step_async_workers(actions, [0, 1])
         with pytest.raises(RuntimeError, match=r"started workers \[2, 3\]"):
             many.step_wait()
@@ -263,7 +254,7 @@ def test_a_killed_worker_gives_an_error_naming_it(envs):
     os.kill(pid, signal.SIGKILL)
     assert not wait_gone([pid])
     with pytest.raises(EnvWorkerError, match=rf"env worker 1 \(pid {pid}.*SIGKILL"):
-        env.step(choose(env.action_masks(), np.random.default_rng(0)))
+        env.step(knock_or_legal(env.action_masks(), np.random.default_rng(0)))
     with pytest.raises(EnvWorkerError, match="cannot be used"):
         env.reset()
     others = env.worker_pids
@@ -294,11 +285,11 @@ def test_an_exception_in_a_worker_names_the_worker_and_keeps_its_traceback(envs)
     rng = np.random.default_rng(0)
     with pytest.raises(EnvWorkerError, match=r"env worker \d \(pid \d+, games \d+-\d+\)") as err:
         for _ in range(10):
-            env.step(choose(env.action_masks(), rng))
+            env.step(knock_or_legal(env.action_masks(), rng))
     assert "boom in the opponent" in str(err.value)
     assert "Traceback" in str(err.value.__cause__)
     with pytest.raises(EnvWorkerError, match="cannot be used: a step failed"):
-        env.step(choose(env.action_masks(), rng))
+        env.step(knock_or_legal(env.action_masks(), rng))
 
 
 def _fail_with_value_error(core) -> None:

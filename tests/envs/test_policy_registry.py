@@ -133,7 +133,7 @@ def test_a_third_party_package_adds_a_bot(tmp_path: Path) -> None:
 
 
 def test_shipped_models_resolve_by_name_in_a_fresh_process() -> None:
-    """``ppo-cards`` (models/ppo-cards/model.zip) is a name without importing agents."""
+    """``ppo-cards`` (models/ppo-cards/) is a name without importing agents."""
     result = run_fresh("""
         import json
         from hgin_env.envs.policy import registered_policies, resolve_policy

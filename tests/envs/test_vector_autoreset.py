@@ -10,9 +10,9 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorWrapper
 from gymnasium.wrappers.vector import RecordEpisodeStatistics, TransformObservation
+from helpers.actions import knock_or_legal
 
 import hgin_env.envs  # noqa: F401 - registers HollywoodGin-v1
-from hgin_env.engine.actions import DRAW, KNOCK
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.gym_env import HollywoodGinEnv
 from hgin_env.envs.vector_env import HollywoodGinVectorEnv, parse_autoreset_mode
@@ -36,17 +36,6 @@ def pair(case: str, mode: AutoresetMode) -> tuple[HollywoodGinVectorEnv, SyncVec
     return ours, theirs
 
 
-def choose(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A random knock where one is legal, else a random legal action; 0 for an empty mask."""
-    actions = np.zeros(len(masks), np.int64)
-    for i, mask in enumerate(masks):
-        knocks = np.flatnonzero(mask[KNOCK:DRAW]) + KNOCK
-        legal = knocks if knocks.size else np.flatnonzero(mask)
-        if legal.size:
-            actions[i] = rng.choice(legal)
-    return actions
-
-
 def assert_same(a: tuple, b: tuple) -> None:
     """Two step (or reset) returns agree: values of every array, every info entry exactly."""
     *arrays_a, info_a = a
@@ -68,7 +57,7 @@ def test_each_mode_equals_gymnasium_sync_vector_env(case, mode):
     assert_same(first, theirs.reset(seed=SEED))
     masks, rng, ends = first[1]["action_mask"], np.random.default_rng(1), 0
     for _ in range(150):
-        actions = choose(masks, rng)
+        actions = knock_or_legal(masks, rng)
         mine = ours.step(actions)
         assert_same(mine, theirs.step(actions))
         masks = mine[4]["action_mask"]
@@ -90,7 +79,7 @@ def test_masked_reset_with_seeds_equals_gymnasium(mode):
     rng = np.random.default_rng(2)
     masks = ours.action_masks()
     for _ in range(4):
-        actions = choose(masks, rng)
+        actions = knock_or_legal(masks, rng)
         masks = ours.step(actions)[4]["action_mask"]
         theirs.step(actions)
     mask = np.array([True, False, True, False, False])
@@ -101,7 +90,7 @@ def test_masked_reset_with_seeds_equals_gymnasium(mode):
             ours.reset(seed=seed, options={"reset_mask": mask}),
             theirs.reset(seed=seed, options={"reset_mask": mask.copy()}),
         )
-        actions = choose(ours.action_masks(), rng)
+        actions = knock_or_legal(ours.action_masks(), rng)
         assert_same(ours.step(actions), theirs.step(actions))
 
 
@@ -111,16 +100,16 @@ def test_disabled_mode_refuses_to_step_a_finished_game():
     _, info = env.reset(seed=SEED)
     rng = np.random.default_rng(0)
     for _ in range(100):
-        _, _, terminated, truncated, info = env.step(choose(info["action_mask"], rng))
+        _, _, terminated, truncated, info = env.step(knock_or_legal(info["action_mask"], rng))
         done = terminated | truncated
         if done.any():
             break
     assert done.any() and not info["action_mask"][done].any()
     with pytest.raises(ValueError, match="reset_mask"):
-        env.step(choose(info["action_mask"], rng))
+        env.step(knock_or_legal(info["action_mask"], rng))
     _, info = env.reset(options={"reset_mask": done})
     np.testing.assert_array_equal(info["_action_mask"], done)
-    env.step(choose(env.action_masks(), rng))
+    env.step(knock_or_legal(env.action_masks(), rng))
 
 
 @pytest.mark.parametrize(
@@ -183,7 +172,7 @@ def test_gymnasium_episode_statistics_match(mode):
     rng = np.random.default_rng(4)
     episodes = 0
     for _ in range(120):
-        actions = choose(ours.env.action_masks(), rng)
+        actions = knock_or_legal(ours.env.action_masks(), rng)
         *_, terminated, truncated, info = ours.step(actions)
         *_, their_info = theirs.step(actions)
         if "episode" in info:

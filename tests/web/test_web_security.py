@@ -26,7 +26,7 @@ from hgin_ui.web.parsing import Defaults
 from hgin_ui.web.server import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "models" / "ppo-cards" / "model.zip"
+SHIPPED = ROOT / "models" / "ppo-cards"
 BASE = "http://127.0.0.1:8000"
 SEED_RANGE = "the seed must be a whole number from 0 to 18446744073709551615"
 
@@ -52,7 +52,7 @@ def stored(client: TestClient) -> int:
 def test_a_path_for_the_opponent_is_refused_and_nothing_is_loaded(client, tmp_path, monkeypatch):
     """A path (missing, not a zip, a real model) is an unknown name: one message, no load."""
     loads: list[object] = []
-    monkeypatch.setattr("agents.policies.model.load_model", lambda path: loads.append(path))
+    monkeypatch.setattr("agents.policies.model.load_network", lambda *args: loads.append(args))
     not_zip = tmp_path / "evil.zip"
     not_zip.write_text("not a zip")
     paths = [str(tmp_path / "missing.zip"), str(not_zip), str(tmp_path), str(SHIPPED), "~/x.zip"]
@@ -80,8 +80,10 @@ def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path, mon
     runs = tmp_path / "runs"
     (runs / "a").mkdir(parents=True)
     (runs / "b").mkdir()
-    shutil.copy(SHIPPED, runs / "a" / "final_model.zip")
-    shutil.copy(SHIPPED, runs / "b" / "model.zip")
+    from agents.training.sb3.model import policy_to_zip
+
+    policy_to_zip(SHIPPED, runs / "a" / "final_model.zip")
+    shutil.copy(runs / "a" / "final_model.zip", runs / "b" / "model.zip")
     app = create_app(Defaults(opponent="simple"), catalog=PolicyCatalog([runs]))
     with table_client(app) as c:
         models = c.get("/api/options").json()["models"]

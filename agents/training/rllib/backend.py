@@ -24,11 +24,11 @@ Run folder::
       config.yaml                  the resolved config
       tb/                          TensorBoard: eval/..., rollout/..., train/..., time/...
       checkpoints/ckpt_<steps>/    RLlib Algorithm checkpoints (+ ckpt_<steps>.json state)
-      best_model/, final_model/    the policy alone: hgin_policy.json + module_state.pkl
+      best_model/, final_model/    the policy alone: hgin_policy.json + weights.safetensors
       eval.json                    the latest evaluation, the best one and the history
 
 ``evaluate.py runs/<name> simple`` and ``play.py`` load ``final_model/`` with torch
-alone (``agents.policies.rllib_policy``).
+alone (``agents.policies.saved``).
 """
 
 from __future__ import annotations
@@ -47,16 +47,8 @@ from typing import Any
 import numpy as np
 
 from agents.cluster.ray import ray_cluster
-from agents.policies.model import load_policy
-from agents.policies.rllib_policy import (
-    DEFAULT_MODULE,
-    POLICY_FILE,
-    SHARED_MODULE,
-    RLlibPolicy,
-    network_spec,
-    policy_spec,
-    write_policy_folder,
-)
+from agents.policies.model import ModelPolicy, load_policy
+from agents.policies.saved import network_spec, save_policy, write_policy_files
 from agents.training.checkpoint import TrainState, atomic_write_text, list_checkpoints
 from agents.training.config import (
     ConfigError,
@@ -67,6 +59,7 @@ from agents.training.config import (
     save_config,
 )
 from agents.training.eval_record import EvalRecord, evaluate_opponent
+from agents.training.rllib.env import DEFAULT_MODULE, SHARED_MODULE
 from agents.training.run import (
     RunStart,
     TrainResult,
@@ -306,8 +299,20 @@ def module_state(algo: Any, module: str = DEFAULT_MODULE) -> dict[str, np.ndarra
 
 
 def write_policy(folder: Path, state: dict[str, np.ndarray], config: TrainConfig) -> Path:
-    """A policy-only folder of the run's network (``rllib_policy.write_policy_folder``)."""
-    return write_policy_folder(folder, state, network(config))
+    """A saved-policy folder of the run's network (``agents.policies.saved``), replaced whole."""
+    return save_policy(folder, network(config), policy_weights(state), *policy_record(config))
+
+
+def policy_weights(state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """An RLModule state's network weights under the saved format's names (``net.`` dropped)."""
+    return {k.removeprefix("net."): v for k, v in state.items() if k.startswith("net.")}
+
+
+def policy_record(config: TrainConfig) -> tuple[dict[str, Any], str]:
+    """What a saved policy records of its run: the rules, and the trainer's version."""
+    import ray
+
+    return config.to_dict()["rules"], f"ray[rllib] {ray.__version__}"
 
 
 def checkpoint_dir(folder: Path, steps: int) -> Path:
@@ -328,8 +333,8 @@ def write_checkpoint(
     tmp = path.with_name(f".{path.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    spec = policy_spec(network(config), module=module_id(config))
-    (tmp / POLICY_FILE).write_text(json.dumps(spec, indent=2))
+    weights = policy_weights(module_state(algo, module_id(config)))
+    write_policy_files(tmp, network(config), weights, *policy_record(config))
     shutil.rmtree(path, ignore_errors=True)
     os.replace(tmp, path)
     atomic_write_text(path.with_suffix(".json"), json.dumps(asdict(state), indent=2))
@@ -339,7 +344,7 @@ def write_checkpoint(
     return path
 
 
-def evaluate_agent(agent: RLlibPolicy, config: TrainConfig) -> dict[str, dict[str, Any]]:
+def evaluate_agent(agent: ModelPolicy, config: TrainConfig) -> dict[str, dict[str, Any]]:
     """The SB3 path's evaluation (same deals, same metrics) of a policy, per opponent.
 
     Returns:
@@ -461,7 +466,7 @@ class Session:
         start = time.perf_counter()
         weights = self.weights()
         folder = write_policy(self.run_dir / ".eval_policy", weights, self.config)
-        agent = RLlibPolicy(folder, name="agent")
+        agent = ModelPolicy(folder, name="agent")
         results = evaluate_agent(agent, self.config)
         shutil.rmtree(folder, ignore_errors=True)
         steps = self.state.steps

@@ -47,6 +47,12 @@ from hgin_env.engine.keys import worker_seeds
 from hgin_env.envs.core import GinCore
 from hgin_env.envs.gym_env import action_space, observation_space
 
+#: RLlib's module id of a single-agent run
+DEFAULT_MODULE = "default_policy"
+#: the module both seats share in self-play (RLlib runs a lone ``default_policy`` as
+#: single-agent, so the self-play module needs another id)
+SHARED_MODULE = "shared"
+
 #: RLlib's worker_index of the local env runner (remote ones count from 1)
 LOCAL_WORKER = 0
 

@@ -7,12 +7,12 @@ example still inherits. Observations are the flat rows of ``agents.training.rlli
 (``Columns.ACTION_DIST_INPUTS``), so every action RLlib samples, at rollout time or in
 the loss, is a legal one, and ``compute_values`` feeds GAE and the value loss.
 
-The network (``model_config["network"]``, an ``agents.policies.rllib_policy.network_spec``)
+The network (``model_config["network"]``, an ``agents.policies.saved.network_spec``)
 is ``MaskedActorCritic`` (``mlp``) or ``CardActorCritic`` (``cards``: SB3's
 ``CardNetPolicy`` layout). In training the card network's trunk runs once per minibatch:
 ``_forward_train`` hands its features to ``compute_values`` as ``Columns.EMBEDDINGS``.
-The weights sit under ``net.`` in the module's state, which is what
-``agents.policies.rllib_policy`` loads without Ray.
+The weights sit under ``net.`` in the module's state; the backend writes them, without
+the prefix, as a saved policy (``agents.policies.saved``) that plays without Ray.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from agents.policies.rllib_net import masked_logits
-from agents.policies.rllib_policy import build_network
+from agents.policies.saved import build_network
 from agents.training.rllib.env import split_observation
 
 

@@ -25,9 +25,8 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
-from agents.policies.rllib_policy import SHARED_MODULE
 from agents.training.config import TrainConfig, build_config
-from agents.training.rllib.env import join_observation, single_observation_space
+from agents.training.rllib.env import SHARED_MODULE, join_observation, single_observation_space
 from hgin_env.envs import pettingzoo_env
 from hgin_env.envs.gym_env import action_space
 from hgin_env.envs.observation import OBS_DIM

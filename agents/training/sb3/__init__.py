@@ -6,9 +6,11 @@
   checkpoints, progress);
 - ``league_callback``: the league's records and weights;
 - ``pretrain``: start weights and imitation of a teacher before PPO;
-- ``convert``: SB3 models as rllib policies and back, and the rllib backend's ``bridge``
-  (this side's imitation and snapshot models, handed over by ``train.py``).
+- ``model``: the MaskablePPO built from a config, loaded (the one SB3 loader) and saved
+  as data (``agents.policies.saved``);
+- ``convert``: the rllib backend's ``bridge`` (this side's imitation and snapshot models,
+  handed over by ``train.py``).
 
-It sits beside ``agents.training.rllib``; neither imports the other (``convert`` reads and
-writes rllib policies through ``agents.policies.rllib_policy``).
+It sits beside ``agents.training.rllib``; neither imports the other (both write trained
+networks in one format, ``agents.policies.saved``).
 """

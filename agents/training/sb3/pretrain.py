@@ -73,15 +73,21 @@ def copy_weights(model: Any, source: str) -> None:
         ConfigError: when the saved network's parameters differ in name or shape.
         agents.policies.model.PolicyLoadError: a missing or corrupt file.
     """
-    from agents.policies.model import load_model, model_file, rllib_folder
+    from agents.policies.model import model_file
+    from agents.policies.model_zip import to_sb3_names
+    from agents.policies.saved import policy_folder, read_spec, read_weights
 
-    folder = rllib_folder(source)
-    if folder is not None:  # an rllib policy: the same parameters under SB3's names
-        from agents.policies.rllib_policy import load_sb3_weights
-
-        weights, width = load_sb3_weights(folder)
+    path = model_file(source) or Path(source)
+    folder = policy_folder(path)
+    if folder is not None:  # a saved policy: the same parameters under SB3's names
+        spec = read_spec(folder)
+        network = spec["network"]
+        weights = to_sb3_names(read_weights(folder, spec), network.get("policy") == "cards")
+        width = int(network["obs_dim"])
     else:
-        old = load_model(model_file(source) or Path(source))
+        from agents.training.sb3.model import load_model
+
+        old = load_model(path)
         weights, width = old.policy.state_dict(), int(old.observation_space.shape[0])
     saved = widen_inputs(weights, width, model, source)
     own = model.policy.state_dict()

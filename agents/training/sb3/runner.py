@@ -18,7 +18,7 @@
    exploiter trained between two updates when one is due (``SB3Session.learn``); an
    env worker that dies writes a checkpoint and raises ``EnvWorkerError`` with the
    resume command;
-6. a final evaluation and checkpoint, then ``final_model.zip``.
+6. a final evaluation and checkpoint, then ``final_model/`` and ``final_model.zip``.
 
 Steps 5 and 6, Ctrl-C while training (a checkpoint, then stop) and Ctrl-C before the
 first checkpoint of a fresh run (the run folder is removed, so the same command and
@@ -36,7 +36,9 @@ Run folder::
       eval.json            the latest evaluation in full, the best, and the history
       pretrain.json        what config.pretrain did (only when it did something)
       exploiters/          the league's exploiters (exploiter_<steps>/, each a run folder)
-      final_model.zip      the model at the end of training
+      final_model/         the model at the end of training, as a saved policy
+                           (hgin_policy.json + weights.safetensors: what plays)
+      final_model.zip      the same model as a whole MaskablePPO (to fine-tune from)
 """
 
 from __future__ import annotations
@@ -52,9 +54,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import HParam, configure
 from stable_baselines3.common.vec_env import VecMonitor
 
-from agents.policies.model_zip import open_model_zip
 from agents.training.best_response import best_response_config
-from agents.training.card_net import CardNetPolicy
 from agents.training.checkpoint import CheckpointError, TrainState, save_model
 from agents.training.config import ConfigError, TrainConfig, save_config
 from agents.training.opponents import TrainingOpponents, attach
@@ -68,6 +68,7 @@ from agents.training.sb3.callbacks import (
     TrainLogFlushCallback,
 )
 from agents.training.sb3.league_callback import LeagueCallback
+from agents.training.sb3.model import make_model, open_model_zip, ppo_kwargs, save_policy_of
 from agents.training.sb3.pretrain import pretrain
 from hgin_env.engine.keys import SeedStream, session_seed, sub_seed
 from hgin_env.envs.policy import PolicyLoadError
@@ -96,7 +97,7 @@ def check_device(device: str) -> None:
         raise ConfigError(f"ppo.device is {device!r} but torch finds no MPS device")
 
 
-def load_model(
+def load_checkpoint(
     path: Path, env: Any, custom_objects: dict[str, Any] | None = None, device: str = "cpu"
 ) -> Any:
     """Load a MaskablePPO checkpoint onto ``env`` (optimizer and step counter included).
@@ -130,76 +131,6 @@ def make_env(config: TrainConfig, opponents: TrainingOpponents) -> VecMonitor:
     if opponents.policy is opponents.mixture:
         opponents.apply = attach(env, opponents.mixture)
     return VecMonitor(env)
-
-
-def ppo_kwargs(config: TrainConfig) -> dict[str, Any]:
-    """MaskablePPO's keyword arguments from ``config.ppo`` (those a checkpoint may update)."""
-    p = config.ppo
-    learning_rate: Any = p.learning_rate
-    if p.lr_schedule == "linear":
-        learning_rate = LinearSchedule(p.learning_rate)
-    return {
-        "learning_rate": learning_rate,
-        "n_steps": p.n_steps,
-        "batch_size": p.batch_size,
-        "n_epochs": p.n_epochs,
-        "gamma": p.gamma,
-        "gae_lambda": p.gae_lambda,
-        "clip_range": p.clip_range,
-        "ent_coef": p.ent_coef,
-        "vf_coef": p.vf_coef,
-        "max_grad_norm": p.max_grad_norm,
-        "target_kl": p.target_kl,
-        "normalize_advantage": p.normalize_advantage,
-    }
-
-
-class LinearSchedule:
-    """Learning rate decaying linearly from ``start`` to 0 (``progress`` goes 1 -> 0)."""
-
-    def __init__(self, start: float) -> None:
-        self.start = start
-
-    def __call__(self, progress_remaining: float) -> float:
-        """The rate at ``progress_remaining`` (1 at the start of training, 0 at the end).
-
-        SB3 passes ``1 - num_timesteps / total_timesteps`` before each update. Training
-        stops after the first whole rollout past ``total_timesteps``, so the last update
-        gets a negative value: the rate is clamped at 0 (never negative).
-        """
-        return self.start * max(progress_remaining, 0.0)
-
-
-def make_model(config: TrainConfig, env: VecMonitor) -> MaskablePPO:
-    """A fresh MaskablePPO for ``ppo.policy``.
-
-    ``mlp``: separate policy and value MLPs of ``ppo.net_arch``; ``cards``: the card
-    network of ``agents.training.card_net``.
-    """
-    p = config.ppo
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[p.activation]
-    policy: Any = "MlpPolicy"
-    policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
-        "activation_fn": activation,
-        "ortho_init": p.ortho_init,
-    }
-    if p.policy == "cards":
-        policy = CardNetPolicy
-        policy_kwargs.update(
-            net_arch=list(p.net_arch), channels=p.card_channels, blocks=p.card_blocks
-        )
-        if p.belief_coef:
-            policy_kwargs["belief_coef"] = p.belief_coef
-    return MaskablePPO(
-        policy,
-        env,
-        **ppo_kwargs(config),
-        policy_kwargs=policy_kwargs,
-        seed=config.seed,
-        device=p.device,
-        verbose=0,
-    )
 
 
 def hparams(config: TrainConfig) -> HParam:
@@ -262,7 +193,7 @@ def _session(run: RunStart) -> TrainResult:
     if checkpoint is None:
         model = make_model(config, env)
     else:
-        model = load_model(
+        model = load_checkpoint(
             checkpoint, env, custom_objects=ppo_kwargs(config), device=config.ppo.device
         )
         steps = model.num_timesteps
@@ -419,8 +350,12 @@ class SB3Session:
         return self.checkpoints.save()
 
     def save_final(self) -> None:
-        """Write ``final_model.zip``."""
+        """Write ``final_model/`` (the saved policy: what plays) and ``final_model.zip``.
+
+        The zip is the whole MaskablePPO (optimizer included), to fine-tune from.
+        """
         save_model(self.model, self.run_dir / "final_model.zip")
+        save_policy_of(self.model, self.run_dir / "final_model", self.config.to_dict()["rules"])
 
     def close(self) -> None:
         """Close the progress bar, the logger and the env workers."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from helpers import search_decision, simple_positions
+from helpers.search import search_decision, simple_positions
 
 from agents.bots.features import meld_with
 from agents.search.worlds import sample_worlds, seen_position, world_keys

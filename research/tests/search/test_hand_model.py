@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from helpers import search_decision, simple_positions
+from helpers.search import search_decision, simple_positions
 
 from agents.search.worlds import sample_worlds, seen_position, world_keys
-from experiments import hand_model as experiment
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE
+from research.experiments import hand_model as experiment
 from research.search import hand_model
 from research.search.hand_model import (
     N_FEATURES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import search_decision
+from helpers.search import search_decision
 
 from agents.bots import SimpleBot
 from agents.policies.model import load_policy

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import deal, play, random_legal
+from helpers.actions import random_legal
+from helpers.deck import deal, play
 
 from agents import ExpertBot, PatientBot, TempoBot
 from agents.bots import SimpleBot, SimpleBotV1

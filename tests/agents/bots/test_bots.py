@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers.deck import make_deck
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
 from agents.bots import SimpleBotV1
@@ -65,13 +66,6 @@ def play_hands(policies, n_games, steps, seed, rules=None, keyed=False):
 
     play_batch(series, a, b, 0, before_step=check_legal, after_step=check_step)
     return np.array(history)
-
-
-def deck_for(non_dealer: str, dealer: str, upcard: str, stock: str = "") -> np.ndarray:
-    """A deck order: the non-dealer's 10 cards, the dealer's 10, the upcard, then the stock."""
-    first = [card_id(c) for c in f"{non_dealer} {dealer} {upcard} {stock}".split()]
-    rest = [c for c in range(N_CARDS) if c not in first]
-    return np.array(first + rest)
 
 
 def observe(eng: GinEngine) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +184,7 @@ def test_simple_takes_the_upcard_only_to_meld():
     dealer = "AC 3C 6D 8D TD 2H 4H 6S 8S TS"
     eng = GinEngine(2, seed=0)
     eng.reset(
-        decks=np.stack([deck_for(non_dealer, dealer, "9H"), deck_for(non_dealer, dealer, "KC")]),
+        decks=np.stack([make_deck(non_dealer, dealer, "9H"), make_deck(non_dealer, dealer, "KC")]),
         dealers=1,
     )
     actions = SimpleBot(0).act(*observe(eng))
@@ -202,7 +196,7 @@ def test_simple_takes_an_upcard_that_lets_it_knock_and_knocks_at_once():
     non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 9S KH"
     dealer = "AH 3H 5H 7H 9H JC QC 2D 8D TD"
     eng = GinEngine(1, seed=0)
-    eng.reset(decks=deck_for(non_dealer, dealer, "2H"), dealers=1)
+    eng.reset(decks=make_deck(non_dealer, dealer, "2H"), dealers=1)
     bot = SimpleBot(0)
     assert int(bot.act(*observe(eng))[0]) == TAKE  # 2H melds nothing, but KH can go
     eng.step(np.array([TAKE]))
@@ -214,7 +208,7 @@ def test_simple_knocks_with_its_highest_unmelded_card():
     non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 5H KH"
     dealer = "AH 3H 6H 7H 9H JC QC 2D 8D TD"
     eng = GinEngine(1, seed=0)
-    eng.reset(decks=deck_for(non_dealer, dealer, "QH", stock="9S"), dealers=1)
+    eng.reset(decks=make_deck(non_dealer, dealer, "QH", stock="9S"), dealers=1)
     bot = SimpleBot(0)
     assert int(bot.act(*observe(eng))[0]) == PASS  # QH melds nothing, no knock with it
     eng.step(np.array([PASS]))
@@ -228,11 +222,11 @@ def test_expert_goes_gin_and_takes_a_meld_card():
     non_dealer = "AC 2C 3C 4D 5D 6D 7S 8S 9S KH"
     dealer = "AH 3H 5H 7H 9H JC QC 2D 8D TD"
     eng = GinEngine(1, seed=0)
-    eng.reset(decks=deck_for(non_dealer, dealer, "KS"), dealers=1)
+    eng.reset(decks=make_deck(non_dealer, dealer, "KS"), dealers=1)
     bot = ExpertBot(0)
     eng.step(bot.act(*observe(eng)))  # KS melds nothing
     assert eng.state.passes[0] == 1
-    eng.reset(decks=deck_for(non_dealer, dealer, "TS"), dealers=1)
+    eng.reset(decks=make_deck(non_dealer, dealer, "TS"), dealers=1)
     assert int(bot.act(*observe(eng))[0]) == TAKE
     eng.step(np.array([TAKE]))
     assert int(bot.act(*observe(eng))[0]) == KNOCK + card_id("KH")  # gin: deadwood 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import deal, play
+from helpers.deck import deal, play
 
 from agents.bots.features import best_deadwood_sets, random_best_deadwood
 from agents.bots.simple import SimpleBot

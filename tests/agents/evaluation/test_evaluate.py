@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import LEAGUE_KEYS, check_pair_schema, save_model
+from helpers.policies import save_model
+from helpers.reports import LEAGUE_KEYS, check_pair_schema
 
 import agents.policies.model as model_policy
 from agents import EvalResult, PolicyLoadError, evaluate, league, load_policy

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import assert_plays_legally
+from helpers.policies import assert_plays_legally
 
-from agents.policies.model import MODELS_DIR, load_model, load_policy, shipped_models
+from agents.policies.model import MODELS_DIR, ModelPolicy, load_policy, shipped_models
 from agents.training.config import load_config
 from hgin_env.envs.observation import OBS_DIM
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
@@ -20,7 +20,7 @@ AGENTS = {"ppo-league": "ppo-cards", "ppo-league2": "ppo-league"}
 def test_the_folder_holds_model_config_and_both_evaluations(name: str) -> None:
     """The model, the league config that trained it, and its results under both rule sets."""
     folder = MODELS_DIR / name
-    assert shipped_models()[name] == folder / "model.zip"
+    assert shipped_models()[name] == folder
     config = load_config(name)
     assert config.opponents.league.enabled and config.pretrain.init_from == AGENTS[name]
     assert [dict(r) for r in config.env.rules_mix or ()] == [
@@ -35,7 +35,8 @@ def test_the_folder_holds_model_config_and_both_evaluations(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(AGENTS))
 def test_it_reads_the_rules_observation_layout(name: str) -> None:
     """Trained after the rules joined the observation, it reads all of it."""
-    assert load_model(MODELS_DIR / name / "model.zip").observation_space.shape == (OBS_DIM,)
+    model = ModelPolicy(MODELS_DIR / name)
+    assert model.obs_dim == OBS_DIM and model.spec["observation"]["width"] == OBS_DIM
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import search_decision, simple_positions
+from helpers.search import search_decision, simple_positions
 
 from agents.bots import SimpleBot
 from agents.policies.model import PolicyLoadError, load_policy
@@ -43,7 +43,7 @@ def test_pimc_is_registered_with_its_parameters_in_the_name():
     assert isinstance(load_policy("pimc"), PimcPolicy)
     assert "pimc" in registered_policies()
     # a model path as a parameter: still the search (not a model file named by the spec)
-    with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards/model.zip'}")
+    with_prior = load_policy(f"pimc:worlds=4,prior={ROOT / 'models/ppo-cards'}")
     assert isinstance(with_prior, PimcPolicy) and with_prior.prior is not with_prior.rollout
     believing = load_policy("pimc:belief=deadwood,worlds=16")
     assert believing.name == (
@@ -157,7 +157,7 @@ def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
     obs, masks, keys = search_decision(series)
     policy = PimcPolicy(parse_params(f"worlds=8,objective=points,belief={belief}"))
     before = policy.act(obs, masks, keys=keys)
-    from helpers import redeal_hidden
+    from helpers.search import redeal_hidden
 
     assert redeal_hidden(series, np.random.default_rng(0)) > 5
     obs2, masks2, _ = search_decision(series)
@@ -167,7 +167,7 @@ def test_the_decision_ignores_the_hidden_cards_and_the_stock_order(belief):
 
 def test_search_finds_a_gin_knock():
     """Holding gin after the draw, the search knocks (gin beats every other candidate)."""
-    from helpers import deal, play
+    from helpers.deck import deal, play
 
     eng = deal("AC 2C 3C 4D 5D 6D 7H 8H 9H KS", "JH 4C 5S 6S 7S 9C 9D 2H 3H KD", "QS", stock="TH")
     play(eng, "pass", "pass", "draw")  # the non-dealer draws TH: AC-3C 4D-6D 7H-TH KS
@@ -180,7 +180,7 @@ def test_search_finds_a_gin_knock():
 
 def test_the_candidates_are_the_best_knock_the_top_discards_and_the_prior():
     """``top=2``: the 2 least-deadwood discards, the best knock and the prior; ``top=0``: all."""
-    from helpers import deal, play
+    from helpers.deck import deal, play
 
     from agents.search.pimc import candidates
 
@@ -222,7 +222,7 @@ def test_own_plays_the_searching_seat_of_the_rollouts_and_rollout_the_opponent()
 
 def test_a_training_config_accepts_a_search_and_refuses_a_bad_one(tmp_path):
     """``pretrain.teacher: pimc:...`` and a pimc training opponent pass; ``worlds=0`` is named."""
-    from helpers import tiny_config
+    from helpers.training import tiny_config
 
     from agents.training.schema import ConfigError
 
@@ -246,7 +246,7 @@ def test_an_evaluation_split_across_workers_gives_the_one_process_result():
 
 def test_the_search_is_a_training_opponent_by_name():
     """A ``HollywoodGinVecEnv`` with ``opponent="pimc:worlds=2"`` plays legal series steps."""
-    from helpers import assert_plays_legally
+    from helpers.policies import assert_plays_legally
 
     from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
 

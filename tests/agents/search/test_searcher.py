@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import search_decision
+from helpers.search import search_decision
 
 from agents.bots import SimpleBot
 from agents.evaluation.match import policy_version
@@ -182,7 +182,7 @@ def test_the_searcher_ignores_the_hidden_cards_and_the_stock_order(small):
     obs, masks, keys = search_decision(series)
     assert knock_legal(masks).sum() >= 3
     before = small.act(obs, masks, keys=keys)
-    from helpers import redeal_hidden
+    from helpers.search import redeal_hidden
 
     assert redeal_hidden(series, np.random.default_rng(0)) > 5
     obs2, masks2, _ = search_decision(series)
@@ -217,7 +217,8 @@ def test_halving_plays_fewer_rollouts_and_one_round_is_the_plain_search():
 
 def test_the_searcher_is_a_training_opponent_by_name(tmp_path):
     """``opponents.mix`` takes a searcher; a VecEnv against it plays legal series steps."""
-    from helpers import assert_plays_legally, tiny_config
+    from helpers.policies import assert_plays_legally
+    from helpers.training import tiny_config
 
     from agents.training.schema import ConfigError
     from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv

@@ -10,24 +10,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import assert_plays_legally
+from helpers.policies import assert_plays_legally
 
 from agents.bots.features import meld_with as meld_with_np
 from agents.policies.card_layers import (
     CONTEXT_START,
     N_CONTEXT,
+    N_PLANES,
     CardActorCritic,
     CardFeatures,
+    CardHeads,
+    card_planes,
+    meld_with,
     privileged_planes,
 )
 from agents.policies.model import load_policy
-from agents.training.card_net import (
-    N_PLANES,
-    CardHeads,
-    CardNetPolicy,
-    card_planes,
-    meld_with,
-)
+from agents.training.card_net import CardNetPolicy
 from agents.training.config import ConfigError, build_config
 from agents.training.sb3.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE

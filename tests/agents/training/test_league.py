@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import TINY, scalars
+from helpers.training import TINY, scalars
 
 from agents.training.checkpoint import latest_checkpoint, read_state
 from agents.training.config import LeagueConfig, build_config

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import pytest
 import torch
 
-from agents.policies.model import ModelPolicy, load_policy
+from agents.policies.model import load_policy
 from agents.training.config import ConfigError, build_config
+from agents.training.sb3.model import load_model
 from agents.training.sb3.pretrain import record
 from agents.training.sb3.runner import train
 from hgin_env.envs.policy import resolve_policy
@@ -79,8 +79,8 @@ def test_init_from_copies_the_weights_and_refuses_other_shapes(tmp_path: Path) -
         TINY, [f"runs_dir={tmp_path}", f"pretrain.init_from={source}", "ppo.learning_rate=1e-9"]
     )
     second = train(config, run_name="second")
-    a = cast(ModelPolicy, load_policy(source)).model.policy.state_dict()
-    b = cast(ModelPolicy, load_policy(second.run_dir / "final_model.zip")).model.policy.state_dict()
+    a = load_model(source).policy.state_dict()
+    b = load_model(second.run_dir / "final_model.zip").policy.state_dict()
     assert all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)
     bigger = build_config(
         TINY, [f"runs_dir={tmp_path}", f"pretrain.init_from={source}", "ppo.net_arch=[48]"]
@@ -122,7 +122,7 @@ def test_warm_start_widens_a_layout_1_model_to_play_exactly_as_before() -> None:
     )  # the undercut bonus is in the observation
     for _ in range(30):
         masks = env.action_masks()
-        np.testing.assert_allclose(new.logits(obs), old._actor.logits(obs), atol=1e-5)  # type: ignore[attr-defined]
+        np.testing.assert_allclose(new.logits(obs), old.logits(obs), atol=1e-5)  # type: ignore[attr-defined]
         obs, *_ = env.step(old.act(obs, masks))  # type: ignore[assignment]
     narrow = MaskablePPO(
         CardNetPolicy, env, policy_kwargs={"net_arch": [64], "channels": 32, "blocks": 3}

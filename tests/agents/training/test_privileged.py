@@ -10,11 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import assert_plays_legally, deal, step_one
-from test_card_net import TINY_CARDS
+from helpers.deck import deal, step_one
+from helpers.policies import assert_plays_legally
+from helpers.training import TINY_CARDS
 
+from agents.policies.card_layers import belief_loss
 from agents.policies.model import load_policy
-from agents.training.card_net import CardNetPolicy, belief_loss
+from agents.training.card_net import CardNetPolicy
 from agents.training.config import ConfigError, build_config
 from agents.training.sb3.pretrain import copy_weights
 from agents.training.sb3.runner import train

@@ -176,14 +176,13 @@ def test_ppo_fields_map_onto_rllibs_ppo_config():
 
 
 def test_a_folder_that_is_not_a_checkpoint_fails_to_load_by_name(tmp_path):
-    """An rllib policy folder with a damaged weights file gives a one-line load error."""
-    from agents.policies.rllib_policy import POLICY_FILE, network_spec, policy_spec
+    """A saved-policy folder with a damaged weights file gives a one-line load error."""
+    from agents.policies.saved import POLICY_FILE, WEIGHTS_FILE, network_spec, policy_spec
 
     spec = policy_spec(network_spec("mlp", (8,)))
-    spec["module_state"] = "module_state.pkl"
     (tmp_path / POLICY_FILE).write_text(json.dumps(spec))
-    (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
-    with pytest.raises(PolicyLoadError, match=r"cannot load model .*module_state\.pkl"):
+    (tmp_path / WEIGHTS_FILE).write_bytes(b"not safetensors")
+    with pytest.raises(PolicyLoadError, match=r"cannot load model .*weights\.safetensors"):
         load_policy(str(tmp_path))
 
 
@@ -208,6 +207,7 @@ def test_a_short_run_fills_the_run_folder(trained):
     assert (run / "config.yaml").is_file() and (run / "final_model" / "hgin_policy.json").is_file()
     (ckpt,) = sorted((run / "checkpoints").glob("ckpt_*/"))
     assert (ckpt / "rllib_checkpoint.json").is_file() and ckpt.with_suffix(".json").is_file()
+    assert (ckpt / "weights.safetensors").is_file() and load_policy(str(ckpt)).act
     history = json.loads((run / "eval.json").read_text())["history"]
     assert [h["steps"] for h in history] == [trained.steps]
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -223,13 +223,12 @@ def test_a_short_run_fills_the_run_folder(trained):
 
 def test_the_same_seed_trains_the_same_weights(trained, ray_local, tmp_path):
     """A second run of the smoke config ends with the same weights; another seed does not."""
-    import pickle
+    from safetensors.numpy import load_file
 
     from agents.training.rllib.backend import train
 
     def weights(run_dir: Path) -> dict:
-        with (run_dir / "final_model" / "module_state.pkl").open("rb") as f:
-            return pickle.load(f)
+        return load_file(str(run_dir / "final_model" / "weights.safetensors"))
 
     first = weights(trained.run_dir)
     for seed, same in ((0, True), (1, False)):
@@ -268,6 +267,7 @@ def test_evaluate_cli_reads_the_checkpoint_and_ray_shards_agree(trained, tmp_pat
     sharded = evaluate(
         str(trained.run_dir), "ppo-cards", 2, seed=2, progress=False, runner=ray(shards=2)
     ).to_dict()
+    local.pop("provenance")  # where the numbers came from: the file's, not the play's
     for d in (local, sharded):
         d.pop("seconds"), d.pop("series_per_second")
         d.pop("provenance", None)  # the CLI's JSON records its command line; evaluate() none
@@ -337,7 +337,7 @@ def test_an_early_ctrl_c_leaves_no_run_folder(ray_local, tmp_path, monkeypatch):
 
 def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp_path, monkeypatch):
     """Resuming removes a killed session's leftovers and the events past the checkpoint."""
-    from helpers import scalars
+    from helpers.training import scalars
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.training.config import save_config
@@ -367,7 +367,7 @@ def test_an_rllib_resume_cleans_the_folder_and_drops_later_events(ray_local, tmp
 
 def test_the_league_trains_with_snapshots_sent_to_the_env_runners(ray_local, tmp_path):
     """Bots and snapshots in one league: runners' records reach the driver, PFSP re-weights."""
-    from helpers import scalars
+    from helpers.training import scalars
 
     from agents.policies.model import ModelPolicy
     from agents.training.rllib.backend import train

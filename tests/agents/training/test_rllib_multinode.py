@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from test_ray_safety import is_loopback, sockets  # noqa: E402
+from helpers.processes import is_loopback, sockets  # noqa: E402
 
 from agents.cluster.nodes import loopback_nodes, node_processes, running  # noqa: E402
 

@@ -14,9 +14,8 @@ pytest.importorskip("ray")
 
 import agents  # noqa: E402, F401  - registers the bots
 from agents.policies.model import load_policy  # noqa: E402
-from agents.policies.rllib_policy import SHARED_MODULE  # noqa: E402
 from agents.training.config import ConfigError, build_config  # noqa: E402
-from agents.training.rllib.env import split_observation  # noqa: E402
+from agents.training.rllib.env import SHARED_MODULE, split_observation  # noqa: E402
 from agents.training.rllib.selfplay import RLlibSelfPlayEnv, shared_policy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -147,10 +146,9 @@ def test_a_selfplay_run_trains_one_policy_that_plays_without_ray(selfplay_run):
     assert selfplay_run.steps >= SELFPLAY["total_timesteps"]
     (ckpt,) = sorted((run / "checkpoints").glob("ckpt_*/"))
     spec = json.loads((ckpt / "hgin_policy.json").read_text())
-    assert (
-        spec["module_state"] == f"learner_group/learner/rl_module/{SHARED_MODULE}/module_state.pkl"
-    )
-    assert (ckpt / spec["module_state"]).is_file()
+    assert (ckpt / spec["weights"]).is_file()  # the shared module's weights, as data
+    assert (ckpt / f"learner_group/learner/rl_module/{SHARED_MODULE}").is_dir()
+    assert load_policy(str(ckpt)).name == ckpt.name
     history = json.loads((run / "eval.json").read_text())["history"]
     assert [h["steps"] for h in history] == [selfplay_run.steps]
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import TINY, scalars, tiny_config, tiny_yaml
+from helpers.training import TINY, scalars, tiny_config, tiny_yaml
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 import hgin_cli.train as train_cli

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import TINY, scalars, tiny_config, tiny_yaml
+from helpers.training import TINY, scalars, tiny_config, tiny_yaml
 
 import hgin_cli.train as train_cli
 from agents.training.checkpoint import list_checkpoints

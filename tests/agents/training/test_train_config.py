@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-from helpers import TINY, tiny_config, tiny_yaml
+from helpers.training import TINY, tiny_config, tiny_yaml
 
 import hgin_cli.train as train_cli
 from agents.training.config import (

@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
-from helpers import TINY, scalars, tiny_config
+from helpers.training import TINY, scalars, tiny_config
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from agents.evaluation import evaluate
@@ -25,7 +26,8 @@ from agents.training.checkpoint import (
 )
 from agents.training.config import ConfigError, build_config, load_config
 from agents.training.sb3 import callbacks as callbacks_module
-from agents.training.sb3.runner import LinearSchedule, train
+from agents.training.sb3.model import LinearSchedule
+from agents.training.sb3.runner import train
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -60,6 +62,24 @@ def test_run_folder_has_every_output(tiny_run) -> None:
     assert len(list_checkpoints(run / "checkpoints")) == 2
     assert len(list((run / "pool").glob("snapshot_*.zip"))) == 4  # both checkpoints' pools
     assert tiny_run.steps == 1024 and not tiny_run.interrupted
+
+
+def test_the_final_model_is_saved_as_data_that_plays_as_the_zip(tiny_run) -> None:
+    """final_model/ is a saved policy (JSON + safetensors) with the final zip's logits."""
+    from agents.policies.model import ModelPolicy, load_policy
+    from hgin_env.envs.observation import OBS_DIM
+
+    run = tiny_run.run_dir
+    assert {p.name for p in (run / "final_model").iterdir()} == {
+        "hgin_policy.json",
+        "weights.safetensors",
+    }
+    played = load_policy(str(run))  # a run folder plays its final_model/
+    assert isinstance(played, ModelPolicy) and played.name == "tiny"
+    obs = np.random.default_rng(5).random((64, OBS_DIM), dtype=np.float32)
+    np.testing.assert_array_equal(
+        played.logits(obs), ModelPolicy(run / "final_model.zip").logits(obs)
+    )
 
 
 def test_saved_config_is_the_resolved_config(tiny_run) -> None:
