@@ -171,8 +171,11 @@ def test_the_actor_ignores_the_privileged_block_and_the_critic_uses_it() -> None
     assert not torch.allclose(v1, v2)
 
 
-def test_a_plain_network_copied_into_a_privileged_one_keeps_its_values(tmp_path: Path) -> None:
+def test_a_plain_network_copied_into_a_privileged_one_keeps_its_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``pretrain.init_from`` adds the critic: same logits and, at first, the same values."""
+    monkeypatch.setenv("HGIN_TRUST_MODEL", "1")  # the zip this test saves itself
     from sb3_contrib import MaskablePPO
 
     plain_env = HollywoodGinVecEnv(4, opponent="random", seed=3)
@@ -289,8 +292,11 @@ def test_belief_coef_needs_the_privileged_block() -> None:
         CardNetPolicy(env.observation_space, env.action_space, lambda _: 1e-3, belief_coef=0.5)
 
 
-def test_a_plain_network_copied_into_a_belief_network_plays_the_same(tmp_path: Path) -> None:
+def test_a_plain_network_copied_into_a_belief_network_plays_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``pretrain.init_from`` adds the belief head and the critic; the logits are unchanged."""
+    monkeypatch.setenv("HGIN_TRUST_MODEL", "1")  # the zip this test saves itself
     from sb3_contrib import MaskablePPO
 
     kwargs = {"net_arch": [16], "channels": 4, "blocks": 1}

@@ -1,0 +1,1 @@
+"""The research tests (run by CI beside the product tests)."""
