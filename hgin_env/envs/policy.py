@@ -62,16 +62,11 @@ class Policy(Protocol):
 def random_legal_actions(action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row (-1 for a row with none).
 
-    Draws one uniform number per row and picks that row's k-th legal action.
+    Draws one uniform number ``u_i`` per row from ``rng`` and picks that row's
+    ``floor(u_i * count_i)``-th legal action (in id order), as the keyed version does.
     """
     masks = np.asarray(action_masks, dtype=bool)
-    n, width = masks.shape
-    legal = np.flatnonzero(masks)  # row-major flat ids of the legal actions
-    counts = np.count_nonzero(masks, axis=1)
-    first = np.cumsum(counts) - counts
-    pick = (rng.random(n) * counts).astype(np.int64)
-    chosen = legal[np.minimum(first + pick, max(legal.size - 1, 0))] if legal.size else first
-    return np.where(counts > 0, chosen - np.arange(n) * width, -1)
+    return _pick_legal(masks, rng.random(masks.shape[0]))
 
 
 def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -1,11 +1,11 @@
-"""The keyed random policy's compiled pick against its definition, row by row."""
+"""The random policies' compiled pick against its definition, row by row."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from hgin_env.engine.keys import to_uniform
-from hgin_env.envs.policy import RandomPolicy, keyed_random_legal_actions
+from hgin_env.envs.policy import RandomPolicy, keyed_random_legal_actions, random_legal_actions
 
 
 def test_each_row_takes_the_floor_u_count_th_legal_action():
@@ -21,6 +21,21 @@ def test_each_row_takes_the_floor_u_count_th_legal_action():
             legal = np.flatnonzero(masks[i])
             u = float(to_uniform(keys[i : i + 1])[0])
             want = legal[int(u * legal.size)] if legal.size else -1
+            assert got[i] == want
+
+
+def test_the_generator_pick_takes_one_uniform_per_row_from_the_generator():
+    """``random_legal_actions``: row i takes legal action floor(u_i * count_i), u from rng."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 20))
+        masks = rng.random((n, 107)) < rng.random((n, 1)) * 0.3
+        seed = int(rng.integers(2**32))
+        got = random_legal_actions(masks, np.random.default_rng(seed))
+        uniforms = np.random.default_rng(seed).random(n)
+        for i in range(n):
+            legal = np.flatnonzero(masks[i])
+            want = legal[int(uniforms[i] * legal.size)] if legal.size else -1
             assert got[i] == want
 
 
