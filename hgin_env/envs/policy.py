@@ -66,7 +66,7 @@ def random_legal_actions(action_masks: np.ndarray, rng: np.random.Generator) -> 
     ``floor(u_i * count_i)``-th legal action (in id order), as the keyed version does.
     """
     masks = np.asarray(action_masks, dtype=bool)
-    return _pick_legal(masks, rng.random(masks.shape[0]))
+    return _pick_legal(masks, np.asarray(rng.random(masks.shape[0])))
 
 
 def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
