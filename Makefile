@@ -38,15 +38,15 @@ browser:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 # The main job: the default training run, about 2 minutes on 2 cores (imitation of the
-# expert bot, then PPO over full series; TensorBoard logs, checkpoints and final_model.zip
+# expert bot, then PPO over full series; TensorBoard logs, checkpoints and final_model/
 # under runs/quickstart__<time>/), then the model against two bots over full Hollywood
 # series (it wins about 42% of them against simple).
 run: setup
 	@run=quickstart__$$(date +%Y%m%d-%H%M%S); set -e; \
 	$(PY) train.py --run-name $$run; \
-	$(PY) evaluate.py runs/$$run/final_model.zip random --series 200 --seed 1 \
+	$(PY) evaluate.py runs/$$run/final_model random --series 200 --seed 1 \
 		--json runs/$$run/eval_vs_random.json --no-progress; \
-	$(PY) evaluate.py runs/$$run/final_model.zip simple --series 200 --seed 1 \
+	$(PY) evaluate.py runs/$$run/final_model simple --series 200 --seed 1 \
 		--json runs/$$run/eval_vs_simple.json --no-progress; \
 	echo "run folder: runs/$$run   (TensorBoard: $(VENV)/bin/tensorboard --logdir runs)"
 
