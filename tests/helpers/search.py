@@ -5,19 +5,32 @@ from __future__ import annotations
 import numpy as np
 
 from agents.bots import SimpleBot
+from hgin_env.engine.actions import KNOCK
+from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 
 
-def simple_positions(n: int, plies: int, seed: int) -> SeriesEngine:
-    """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions)."""
+def simple_positions(n: int, plies: int, seed: int, knocks: bool = True) -> SeriesEngine:
+    """Some series after ``plies`` decisions of ``simple`` on both sides (mid-hand positions).
+
+    With ``knocks=False`` the bot is told never to knock (unless nothing else is legal),
+    which leaves many knock-legal positions.
+    """
     series = SeriesEngine(n, seed=seed)
     series.reset()
     bot = SimpleBot(seed)
     for _ in range(plies):
         eng = series.engine
         obs = encode_observations(eng, eng.current_player, series.sheets)
-        series.step(bot.act(obs, eng.legal_action_mask()))
+        legal = eng.legal_action_mask()
+        masks = legal
+        if not knocks:
+            masks = legal.copy()
+            masks[:, KNOCK : KNOCK + N_CARDS] = False
+            stuck = ~masks.any(axis=1)
+            masks[stuck] = legal[stuck]
+        series.step(bot.act(obs, masks))
     return series
 
 

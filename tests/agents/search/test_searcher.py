@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.search import search_decision
+from helpers.search import search_decision, simple_positions
 
 from agents.bots import SimpleBot
 from agents.evaluation.match import policy_version
@@ -21,23 +21,6 @@ from hgin_env.envs.policy import registered_policies
 
 #: a small searcher for the tests (the shipped one plays 128 worlds)
 SMALL = "searcher@1:worlds=8"
-
-
-def _knock_positions(n: int, plies: int, seed: int) -> SeriesEngine:
-    """Series after ``plies`` decisions of ``simple`` told never to knock (many knock-legal)."""
-    series = SeriesEngine(n, seed=seed)
-    series.reset()
-    bot = SimpleBot(seed)
-    for _ in range(plies):
-        eng = series.engine
-        obs = encode_observations(eng, eng.current_player, series.sheets)
-        legal = eng.legal_action_mask()
-        masks = legal.copy()
-        masks[:, KNOCK : KNOCK + N_CARDS] = False
-        stuck = ~masks.any(axis=1)
-        masks[stuck] = legal[stuck]
-        series.step(bot.act(obs, masks))
-    return series
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +103,7 @@ def test_a_bad_searcher_version_or_option_is_refused_naming_it(spec, named):
 
 def test_the_knock_search_plays_the_prior_where_no_knock_is_legal(small):
     """Rows without a legal knock get ppo-league2's move; knock rows weigh knock vs go on."""
-    series = _knock_positions(16, 31, seed=7)
+    series = simple_positions(16, 31, seed=7, knocks=False)
     obs, masks, keys = search_decision(series)
     knock_rows = knock_legal(masks)
     assert 3 <= knock_rows.sum() < 16
@@ -144,7 +127,9 @@ def test_the_draw_search_weighs_the_upcard_against_the_stock(small, decisions):
     search = load_policy(f"{SMALL},decisions={decisions}", seed=0)
     assert search.name == f"{SMALL},decisions={decisions}"
     # half the games at a draw, half at a discard (where some may knock)
-    parts = [search_decision(_knock_positions(12, plies, seed=7)) for plies in (30, 31)]
+    parts = [
+        search_decision(simple_positions(12, plies, seed=7, knocks=False)) for plies in (30, 31)
+    ]
     obs, masks, keys = (np.concatenate(p) for p in zip(*parts, strict=True))
     draw_rows = masks[:, DRAW:].any(axis=1)
     knock_rows = knock_legal(masks)
@@ -166,7 +151,7 @@ def test_the_draw_search_weighs_the_upcard_against_the_stock(small, decisions):
 
 def test_the_searcher_decides_the_same_alone_and_in_a_batch(small):
     """With per-game keys a knock decision does not depend on the other rows of the call."""
-    series = _knock_positions(12, 35, seed=9)
+    series = simple_positions(12, 35, seed=9, knocks=False)
     obs, masks, keys = search_decision(series)
     together = small.act(obs, masks, keys=keys)
     alone = [
@@ -178,7 +163,7 @@ def test_the_searcher_decides_the_same_alone_and_in_a_batch(small):
 
 def test_the_searcher_ignores_the_hidden_cards_and_the_stock_order(small):
     """Redealing the opponent's hidden cards and the stock leaves every decision as it was."""
-    series = _knock_positions(12, 31, seed=8)
+    series = simple_positions(12, 31, seed=8, knocks=False)
     obs, masks, keys = search_decision(series)
     assert knock_legal(masks).sum() >= 3
     before = small.act(obs, masks, keys=keys)
@@ -202,7 +187,7 @@ def test_better_half_keeps_each_games_better_half_of_its_live_candidates():
 
 def test_halving_plays_fewer_rollouts_and_one_round_is_the_plain_search():
     """``rounds=2`` drops candidates after half the worlds; ``rounds=1`` is pimc's old play."""
-    series = _knock_positions(8, 25, seed=3)
+    series = simple_positions(8, 25, seed=3, knocks=False)
     obs, masks, keys = search_decision(series)
     plain = PimcPolicy(parse_params("worlds=8,top=6,objective=points"))
     one = PimcPolicy(parse_params("worlds=8,top=6,objective=points,rounds=1"))
@@ -235,7 +220,9 @@ def test_close_calls_are_searched_between_the_priors_two_best_actions():
     """``close=1``: unsearched rows whose two best legal logits are < 1 apart get both."""
     search = load_policy("searcher@3:worlds=8,close=1", seed=0)
     assert search.params.spec().endswith(",close=1")
-    parts = [search_decision(_knock_positions(16, plies, seed=7)) for plies in (30, 31)]
+    parts = [
+        search_decision(simple_positions(16, plies, seed=7, knocks=False)) for plies in (30, 31)
+    ]
     obs, masks, keys = (np.concatenate(p) for p in zip(*parts, strict=True))
     prior = search.prior.act(obs, masks).astype(np.int64)
     cands = search.searched_candidates(obs, masks, keys, prior)

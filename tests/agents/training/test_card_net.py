@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from helpers.policies import assert_plays_legally
+from helpers.training import TINY_CARDS
 
 from agents.bots.features import meld_with as meld_with_np
 from agents.policies.card_layers import (
@@ -39,25 +40,6 @@ from hgin_env.envs.observation import (
     encode_observations,
 )
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
-
-TINY_CARDS = {
-    "experiment": "tiny_cards",
-    "total_timesteps": 512,
-    "progress_bar": False,
-    "ppo": {
-        "policy": "cards",
-        "n_envs": 8,
-        "n_steps": 32,
-        "batch_size": 64,
-        "n_epochs": 1,
-        "net_arch": [16],
-        "card_channels": 4,
-        "card_blocks": 1,
-    },
-    "eval": {"every_steps": 0, "n_series": 0, "n_hands": 8, "opponents": ["random"]},
-    "checkpoint": {"every_steps": 256, "keep": 1},
-    "opponents": {"mix": {"random": 1}},
-}
 
 
 def test_meld_with_matches_the_bots_numpy_version() -> None:
