@@ -103,50 +103,38 @@ def pettingzoo_version(path: str | None) -> str | None:
     return str(pettingzoo.__version__)
 
 
+def aec_steps(env: Any, seconds: float) -> float:
+    """``env.step`` calls per second of a PettingZoo AEC env, random legal actions, hand by hand."""
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def work() -> int:
+        env.reset()
+        done = 0
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            done += 1
+        return done
+
+    return rate(work, seconds)
+
+
 def pettingzoo_steps(seconds: float) -> float:
     """PettingZoo gin_rummy_v4: ``env.step`` calls per second (check ``pettingzoo_version``)."""
     from pettingzoo.classic import gin_rummy_v4
 
-    env = gin_rummy_v4.env()
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-
-    def work() -> int:
-        env.reset()
-        done = 0
-        for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            done += 1
-        return done
-
-    return rate(work, seconds)
+    return aec_steps(gin_rummy_v4.env(), seconds)
 
 
 def ours_pettingzoo(seconds: float) -> float:
-    """This project's PettingZoo AEC env: ``env.step`` calls per second (as ``gin_rummy_v4``)."""
+    """This project's PettingZoo AEC env: ``env.step`` calls per second, in ``aec_steps`` too."""
     from hgin_env.envs import pettingzoo_env
 
-    env = pettingzoo_env.env(mode="hand")
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-
-    def work() -> int:
-        env.reset()
-        done = 0
-        for _ in env.agent_iter():
-            obs, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            done += 1
-        return done
-
-    return rate(work, seconds)
+    return aec_steps(pettingzoo_env.env(mode="hand"), seconds)
 
 
 def bot_series_rate(n_series: int) -> float:
