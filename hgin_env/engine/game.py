@@ -366,52 +366,75 @@ def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
     return loose_value - top <= limit
 
 
-@inline_kernel
-def _mask_row(
-    i: int,
-    sv: tuple[np.ndarray, ...],
-    cv: tuple[np.ndarray, ...],
+@kernel
+def _fill_masks(
+    hands: np.ndarray,
+    pile_size: np.ndarray,
+    current: np.ndarray,
+    phase: np.ndarray,
+    must_draw: np.ndarray,
+    taken: np.ndarray,
+    mask: np.ndarray,
+    mask_stale: np.ndarray,
+    dw_stale: np.ndarray,
+    dw: np.ndarray,
+    rules: np.ndarray,
     allow_rediscard: bool,
-    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    remaining: np.ndarray,
 ) -> None:
-    """Compute game i's legal actions (and, in ``DISCARD``, its discard deadwoods).
+    """Compute the legal actions of every game whose mask is stale.
 
-    Inlined into its callers: a call would pass (and reference-count) every array of
-    the state and cache tuples, several times the cost of a drawing game's mask.
+    In ``DISCARD`` it also fills the discard deadwoods where a knock is possible. One
+    loop over the batch, called once per engine call, with the arrays bound once outside
+    the loop: a per-game helper taking them (or the state's tuple of views) would pay a
+    reference count per array and game, several times the cost of a drawing game's mask.
     """
-    hands, pile_size, current, phase, must_draw, taken = sv[2], sv[4], sv[9], sv[10], sv[12], sv[13]
-    mask, mask_stale, dw_stale, dw, rules = cv[0], cv[1], cv[2], cv[4], cv[6]
-    mask[i, :] = False
-    p = phase[i]
-    if p == _OFFER:
-        mask[i, TAKE] = True
-        mask[i, PASS] = True
-    elif p == _DRAW:
-        mask[i, DRAW] = True
-        if not must_draw[i] and pile_size[i] > 0:
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
+    for i in range(phase.shape[0]):
+        if not mask_stale[i]:
+            continue
+        mask[i, :] = False
+        p = phase[i]
+        if p == _OFFER:
             mask[i, TAKE] = True
-    elif p == _DISCARD:
-        hand = hands[i, current[i]]
-        limit = rules[_R_LIMIT, i]
-        # the discard deadwoods only where a knock is possible at all (``_may_knock``);
-        # otherwise they stay stale until ``discard_deadwood`` asks for them
-        knockable = not dw_stale[i] or _may_knock(hand, limit, work[0])
-        if knockable:
-            _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
-        barred = -1 if allow_rediscard else taken[i]
-        for c in range(N_CARDS):
-            if hand[c] and c != barred:
-                mask[i, c] = True
-                if knockable and dw[i, c] <= limit:
-                    mask[i, KNOCK + c] = True
-        if rules[_R_BIG, i]:
-            smask, ranks, suits, n_opt, idx, removed = work
-            total = hand_suit_masks(hand, smask)
-            if hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining) == 0:
-                for c in range(N_CARDS):
-                    mask[i, KNOCK + c] = hand[c]
-    mask_stale[i] = False
+            mask[i, PASS] = True
+        elif p == _DRAW:
+            mask[i, DRAW] = True
+            if not must_draw[i] and pile_size[i] > 0:
+                mask[i, TAKE] = True
+        elif p == _DISCARD:
+            hand = hands[i, current[i]]
+            limit = rules[_R_LIMIT, i]
+            # the discard deadwoods only where a knock is possible at all (``_may_knock``);
+            # otherwise they stay stale until ``discard_deadwood`` asks for them
+            knockable = not dw_stale[i] or _may_knock(hand, limit, work[0])
+            if knockable:
+                _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
+            barred = -1 if allow_rediscard else taken[i]
+            for c in range(N_CARDS):
+                if hand[c] and c != barred:
+                    mask[i, c] = True
+                    if knockable and dw[i, c] <= limit:
+                        mask[i, KNOCK + c] = True
+            if rules[_R_BIG, i]:
+                smask, ranks, suits, n_opt, idx, removed = work
+                total = hand_suit_masks(hand, smask)
+                dead = hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining)
+                if dead == 0:
+                    for c in range(N_CARDS):
+                        mask[i, KNOCK + c] = hand[c]
+        mask_stale[i] = False
+
+
+@inline_kernel
+def _masks_of(
+    sv: tuple[np.ndarray, ...], cv: tuple[np.ndarray, ...], allow_rediscard: bool
+) -> None:
+    """``_fill_masks`` over a state's and a cache's views."""
+    _fill_masks(
+        sv[2], sv[4], sv[9], sv[10], sv[12], sv[13], cv[0], cv[1], cv[2], cv[4], cv[6],
+        allow_rediscard,
+    )  # fmt: skip
 
 
 @kernel
@@ -426,14 +449,7 @@ def _refresh_masks(
     allow_rediscard: bool,
 ) -> None:
     """Recompute the legal actions of every game whose mask is stale."""
-    sv = _state_views(b, i8, i16, i64, n)
-    cv = _cache_views(cb, ci, n)
-    work = scratch()
-    remaining = np.zeros(4, np.int64)
-    mask_stale = cv[1]
-    for i in range(n):
-        if mask_stale[i]:
-            _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+    _masks_of(_state_views(b, i8, i16, i64, n), _cache_views(cb, ci, n), allow_rediscard)
 
 
 @kernel
@@ -513,12 +529,11 @@ def _step_rows(
     mask, mask_stale, dw_stale, hd_stale, dw, hd, rules = cv
     work = scratch()
     remaining = np.zeros(4, np.int64)
+    _masks_of(sv, cv, allow_rediscard)
     first_bad, bad = -1, 0
     for i in range(n):
         if phase[i] == _OVER or not active[i]:
             continue
-        if mask_stale[i]:
-            _mask_row(i, sv, cv, allow_rediscard, work, remaining)
         a = actions[i]
         if a < 0 or a >= N_ACTIONS or not mask[i, a]:
             if first_bad < 0:
@@ -630,9 +645,10 @@ def _step_rows(
         if a in (DRAW, TAKE):
             hd_stale[i, seat] = True
         dw_stale[i] = True
+        mask_stale[i] = True
         ended[i] = phase[i] == _OVER
-        # the next step needs this game's mask: compute it now, in the same call
-        _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+    # the next step needs the masks of the games that moved: compute them now, in this call
+    _masks_of(sv, cv, allow_rediscard)
     return -1, 0
 
 
@@ -663,9 +679,7 @@ def _deal_rows(
     (deck, stock_pos, hands, pile, pile_size, in_pile, known, discards, dealer, current,
      phase, passes, must_draw, taken, turns, outcome, winner, points, knocker, k_dead,
      d_dead, layoffs, k_sets, k_runs, d_sets, d_runs) = sv  # fmt: skip
-    dw_stale, hd_stale = cv[2], cv[3]
-    work = scratch()
-    remaining = np.zeros(4, np.int64)
+    mask_stale, dw_stale, hd_stale = cv[1], cv[2], cv[3]
     keys = np.zeros(N_CARDS, np.uint64)
     for j in range(rows.shape[0]):
         i = rows[j]
@@ -711,7 +725,8 @@ def _deal_rows(
         d_runs[i, :] = 0
         dw_stale[i] = True
         hd_stale[i, :] = True
-        _mask_row(i, sv, cv, allow_rediscard, work, remaining)
+        mask_stale[i] = True
+    _masks_of(sv, cv, allow_rediscard)
 
 
 class GinEngine:
