@@ -347,22 +347,21 @@ def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
     no discard allows a knock.
     """
     hand_suit_masks(hand, smask)
-    set_rank_mask = 0
-    for r in range(N_RANKS):
-        count = 0
-        for s in range(4):
-            count += (smask[s] >> r) & 1
-        if count >= 3:
-            set_rank_mask |= 1 << r
-    loose_value, top = 0, 0
+    a, b, c, d = smask[0], smask[1], smask[2], smask[3]
+    set_rank_mask = (a & b & (c | d)) | (c & d & (a | b))  # ranks held in 3+ suits
+    loose_all = 0
+    loose_value = 0
     for s in range(4):
         loose = smask[s] & ~RUN_COVER[smask[s]] & ~set_rank_mask
         loose_value += MASK_VALUE[loose]
-        if loose:
-            high = N_RANKS - 1
-            while not (loose >> high) & 1:
-                high -= 1
-            top = max(top, RANK_VALUE[high])
+        loose_all |= loose
+    # card values never fall with rank: the top loose card is of the highest loose rank
+    top = 0
+    if loose_all:
+        high = N_RANKS - 1
+        while not (loose_all >> high) & 1:
+            high -= 1
+        top = RANK_VALUE[high]
     return loose_value - top <= limit
 
 
@@ -410,12 +409,13 @@ def _fill_masks(
             knockable = not dw_stale[i] or _may_knock(hand, limit, work[0])
             if knockable:
                 _ensure_deadwood(i, hands, current, phase, dw, dw_stale, work, remaining)
-            barred = -1 if allow_rediscard else taken[i]
             for c in range(N_CARDS):
-                if hand[c] and c != barred:
-                    mask[i, c] = True
-                    if knockable and dw[i, c] <= limit:
-                        mask[i, KNOCK + c] = True
+                mask[i, c] = hand[c]
+            if not allow_rediscard and taken[i] >= 0:
+                mask[i, taken[i]] = False
+            if knockable:
+                for c in range(N_CARDS):
+                    mask[i, KNOCK + c] = mask[i, c] and dw[i, c] <= limit
             if rules[_R_BIG, i]:
                 smask, ranks, suits, n_opt, idx, removed = work
                 total = hand_suit_masks(hand, smask)

@@ -258,9 +258,9 @@ def hand_suit_masks(hand: np.ndarray, smask: np.ndarray) -> int:
     for s in range(N_SUITS):
         m = 0
         for r in range(N_RANKS):
-            if hand[s * N_RANKS + r]:
-                m |= 1 << r
-                total += RANK_VALUE[r]
+            held = np.int64(hand[s * N_RANKS + r])  # branch-free: 0 or 1
+            m |= held << r
+            total += held * RANK_VALUE[r]
         smask[s] = m
     return total
 

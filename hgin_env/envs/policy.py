@@ -86,20 +86,20 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
 def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """int64[N]: row i's ``floor(uniform[i] * count_i)``-th legal action, -1 for none."""
     n, width = masks.shape
+    flags = masks.view(np.uint8)  # 0 or 1: summed and counted down without branches
     out = np.full(n, -1, dtype=np.int64)
     for i in range(n):
         count = 0
         for a in range(width):
-            count += masks[i, a]
+            count += flags[i, a]
         if count == 0:
             continue
         pick = min(int(uniform[i] * count), count - 1)
         for a in range(width):
-            if masks[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+            pick -= flags[i, a]
+            if pick < 0:
+                out[i] = a
+                break
     return out
 
 
