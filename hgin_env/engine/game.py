@@ -273,11 +273,15 @@ class HandState:
 
     def rows(self, index: np.ndarray) -> HandState:
         """A copy of the selected hands (index: int or bool array over the batch)."""
-        picked = [getattr(self, name)[index] for name in _FIELD_NAMES]
-        out = HandState._of_buffers(_new_buffers(picked[0].shape[0]), picked[0].shape[0])
-        for name, value in zip(_FIELD_NAMES, picked, strict=True):
-            getattr(out, name)[...] = value
-        return out
+        rows = np.ascontiguousarray(np.arange(self.size)[index], dtype=np.int64).reshape(-1)
+        # a state of loose arrays is copied into buffers first, leaving its arrays as they are
+        source = self if self._buffers is not None else HandState(*self._fields())
+        out = _new_buffers(rows.size)
+        _gather_rows(*source.packed(), *out, *_ROW_WIDTHS, self.size, rows)
+        return HandState._of_buffers(out, rows.size)
+
+    def _fields(self) -> list[np.ndarray]:
+        return [getattr(self, name) for name in _FIELD_NAMES]
 
     def copy(self) -> HandState:
         """A copy of the whole state (four buffer copies)."""
@@ -296,6 +300,71 @@ class HandState:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(HandState))
+
+
+def _build_row_widths() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per state buffer, int64[k]: the elements per game of each field it holds, in order.
+
+    Field j of a buffer of n games is the block ``[start_j * n, (start_j + w_j) * n)``
+    holding its games one after another, ``w_j`` elements each (see ``_state_views``).
+    """
+    buffers = _new_buffers(1)
+    # the kernel's Python function: importing the engine compiles and loads no kernel
+    views = _state_views.py_func(*buffers, 1)  # type: ignore[attr-defined]
+    widths = []
+    for buf in buffers:
+        base = buf.ctypes.data
+        spans = sorted(
+            ((v.ctypes.data - base) // buf.itemsize, v.size)
+            for v in views
+            if v.dtype == buf.dtype and np.shares_memory(v, buf)
+        )
+        starts = np.cumsum([0] + [w for _, w in spans])
+        assert [o for o, _ in spans] == starts[:-1].tolist() and starts[-1] == buf.size
+        widths.append(np.array([w for _, w in spans], dtype=np.int64))
+    return widths[0], widths[1], widths[2], widths[3]
+
+
+@kernel
+def _gather_rows(
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    ob: np.ndarray,
+    oi8: np.ndarray,
+    oi16: np.ndarray,
+    oi64: np.ndarray,
+    wb: np.ndarray,
+    wi8: np.ndarray,
+    wi16: np.ndarray,
+    wi64: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+) -> None:
+    """Copy the games ``rows`` of a state of n games into the buffers of a state of M games."""
+    _gather_buffer(b, ob, wb, n, rows)
+    _gather_buffer(i8, oi8, wi8, n, rows)
+    _gather_buffer(i16, oi16, wi16, n, rows)
+    _gather_buffer(i64, oi64, wi64, n, rows)
+
+
+@inline_kernel
+def _gather_buffer(
+    src: np.ndarray, dst: np.ndarray, widths: np.ndarray, n: int, rows: np.ndarray
+) -> None:
+    """``_gather_rows`` for one buffer, field by field (``_build_row_widths``)."""
+    m = rows.shape[0]
+    start = 0
+    for w in widths:
+        for j in range(m):
+            dst[start * m + j * w : start * m + (j + 1) * w] = src[
+                start * n + rows[j] * w : start * n + (rows[j] + 1) * w
+            ]
+        start += w
+
+
+_ROW_WIDTHS = _build_row_widths()
 
 
 def mix_cdf(size: int, weights: tuple[float, ...] | None = None) -> np.ndarray:

@@ -258,7 +258,7 @@ def hand_suit_masks(hand: np.ndarray, smask: np.ndarray) -> int:
     for s in range(N_SUITS):
         m = 0
         for r in range(N_RANKS):
-            held = np.int64(hand[s * N_RANKS + r])  # branch-free: 0 or 1
+            held = int(hand[s * N_RANKS + r])  # branch-free: 0 or 1
             m |= held << r
             total += held * RANK_VALUE[r]
         smask[s] = m

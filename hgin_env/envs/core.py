@@ -427,6 +427,7 @@ class GinCore:
             ``(moving, fresh)`` at the end: the games now waiting for the agent.
         """
         moving, fresh = moving.copy(), fresh.copy()
+        tally: StepResult | None = None  # the opponent's hands of one move, once one ends
         while True:
             if result is not None:
                 ended = moving & self._episode_over()
@@ -445,11 +446,15 @@ class GinCore:
             turn = (moving | fresh) & (s.phase != _OVER) & (s.current != self.agent_seat)
             if not turn.any():
                 return moving, fresh
-            tally = StepResult.zeros(self.n)
-            self._advance(turn, tally)
+            if tally is None:
+                tally = StepResult.zeros(self.n)
+            if not self._advance(turn, tally):
+                continue  # no hand ended: the tally is still all zeros
             if result is not None:
                 result.add(tally, turn & moving)
-            self._pending.add(tally, turn & fresh)
+            if fresh.any():
+                self._pending.add(tally, turn & fresh)
+            tally = None
 
     def _step_one(self, actions: np.ndarray) -> StepResult:
         """``step`` for a single game (N = 1), with Python scalars.
@@ -529,14 +534,20 @@ class GinCore:
         result.truncated |= truncated
         result.terminated |= ended & ~truncated
 
-    def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> None:
-        """One engine step in the ``active`` games only; the opponent decides if no actions."""
+    def _advance(self, active: np.ndarray, tally: StepResult, actions=None) -> bool:
+        """One engine step in the ``active`` games only; the opponent decides if no actions.
+
+        Returns:
+            Whether a hand ended (and was scored into ``tally``).
+        """
         if actions is None:
             rows = _ROW0 if self.n == 1 else active.nonzero()[0]
             actions = self._opponent_actions(rows)
         st = self.table.step(actions, active)
         if st.rows.size:
             self._score(st, tally)
+            return True
+        return False
 
     def _score(self, st: SeriesStep, tally: StepResult) -> None:
         """Add the hands that ended in ``st`` to ``tally``, from the agent's side."""
