@@ -434,7 +434,7 @@ def _may_knock(hand: np.ndarray, limit: int, smask: np.ndarray) -> bool:
     return loose_value - top <= limit
 
 
-@kernel
+@inline_kernel
 def _fill_masks(
     hands: np.ndarray,
     pile_size: np.ndarray,
@@ -448,16 +448,19 @@ def _fill_masks(
     dw: np.ndarray,
     rules: np.ndarray,
     allow_rediscard: bool,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    remaining: np.ndarray,
 ) -> None:
     """Compute the legal actions of every game whose mask is stale.
 
     In ``DISCARD`` it also fills the discard deadwoods where a knock is possible. One
-    loop over the batch, called once per engine call, with the arrays bound once outside
-    the loop: a per-game helper taking them (or the state's tuple of views) would pay a
-    reference count per array and game, several times the cost of a drawing game's mask.
+    loop over the batch, inlined into the engine's kernels, with the arrays bound once
+    outside the loop: a per-game helper taking them (or the state's tuple of views) would
+    pay a reference count per array and game, several times the cost of a drawing game's
+    mask.
+    ``work`` and ``remaining`` are the meld kernels' scratch arrays, allocated once by
+    the caller.
     """
-    work = scratch()
-    remaining = np.zeros(4, np.int64)
     for i in range(phase.shape[0]):
         if not mask_stale[i]:
             continue
@@ -497,12 +500,16 @@ def _fill_masks(
 
 @inline_kernel
 def _masks_of(
-    sv: tuple[np.ndarray, ...], cv: tuple[np.ndarray, ...], allow_rediscard: bool
+    sv: tuple[np.ndarray, ...],
+    cv: tuple[np.ndarray, ...],
+    allow_rediscard: bool,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    remaining: np.ndarray,
 ) -> None:
     """``_fill_masks`` over a state's and a cache's views."""
     _fill_masks(
         sv[2], sv[4], sv[9], sv[10], sv[12], sv[13], cv[0], cv[1], cv[2], cv[4], cv[6],
-        allow_rediscard,
+        allow_rediscard, work, remaining,
     )  # fmt: skip
 
 
@@ -518,7 +525,8 @@ def _refresh_masks(
     allow_rediscard: bool,
 ) -> None:
     """Recompute the legal actions of every game whose mask is stale."""
-    _masks_of(_state_views(b, i8, i16, i64, n), _cache_views(cb, ci, n), allow_rediscard)
+    sv, cv = _state_views(b, i8, i16, i64, n), _cache_views(cb, ci, n)
+    _masks_of(sv, cv, allow_rediscard, scratch(), np.zeros(4, np.int64))
 
 
 @kernel
@@ -598,7 +606,7 @@ def _step_rows(
     mask, mask_stale, dw_stale, hd_stale, dw, hd, rules = cv
     work = scratch()
     remaining = np.zeros(4, np.int64)
-    _masks_of(sv, cv, allow_rediscard)
+    _masks_of(sv, cv, allow_rediscard, work, remaining)
     first_bad, bad = -1, 0
     for i in range(n):
         if phase[i] == _OVER or not active[i]:
@@ -717,7 +725,7 @@ def _step_rows(
         mask_stale[i] = True
         ended[i] = phase[i] == _OVER
     # the next step needs the masks of the games that moved: compute them now, in this call
-    _masks_of(sv, cv, allow_rediscard)
+    _masks_of(sv, cv, allow_rediscard, work, remaining)
     return -1, 0
 
 
@@ -750,6 +758,8 @@ def _deal_rows(
      d_dead, layoffs, k_sets, k_runs, d_sets, d_runs) = sv  # fmt: skip
     mask_stale, dw_stale, hd_stale = cv[1], cv[2], cv[3]
     keys = np.zeros(N_CARDS, np.uint64)
+    work = scratch()
+    remaining = np.zeros(4, np.int64)
     for j in range(rows.shape[0]):
         i = rows[j]
         hand_no = np.uint64(counter[i])
@@ -795,7 +805,7 @@ def _deal_rows(
         dw_stale[i] = True
         hd_stale[i, :] = True
         mask_stale[i] = True
-    _masks_of(sv, cv, allow_rediscard)
+    _masks_of(sv, cv, allow_rediscard, work, remaining)
 
 
 class GinEngine:
@@ -935,7 +945,7 @@ class GinEngine:
     @property
     def over(self) -> np.ndarray:
         """bool[N]: hands that have ended."""
-        return self.state.phase == _OVER
+        return self._state.phase == _OVER
 
     @property
     def all_over(self) -> bool:

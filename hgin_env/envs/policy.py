@@ -45,7 +45,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import entry_point, kernel
 from hgin_env.engine.keys import to_uniform
 from hgin_env.envs.spec import split_spec
 
@@ -66,7 +66,7 @@ def random_legal_actions(action_masks: np.ndarray, rng: np.random.Generator) -> 
     ``floor(u_i * count_i)``-th legal action (in id order), as the keyed version does.
     """
     masks = np.asarray(action_masks, dtype=bool)
-    return _pick_legal(masks, np.asarray(rng.random(masks.shape[0])))
+    return _pick(masks, np.asarray(rng.random(masks.shape[0])))
 
 
 def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -79,6 +79,32 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
     uniform = to_uniform(np.asarray(keys, dtype=np.uint64).reshape(-1))
     if uniform.shape != masks.shape[:1]:
         raise ValueError(f"expected {masks.shape[0]} keys (one per row), got {uniform.size}")
+    return _pick(masks, uniform)
+
+
+#: ``_pick_legal``'s compiled entry for writeable C-contiguous bool masks and float64 numbers
+_pick_entry: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+
+def _pick(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """``_pick_legal``, through its compiled entry when the arrays have the usual layout.
+
+    A small batch would spend a good part of the pick in numba's dispatch (which types
+    every argument on each call); the masks the engine and the envs hand out are
+    C-contiguous, and so are the uniform numbers drawn here.
+    """
+    global _pick_entry
+    if (
+        masks.ndim == 2
+        and masks.flags.c_contiguous
+        and masks.flags.writeable
+        and uniform.dtype == np.float64
+        and uniform.ndim == 1
+        and uniform.flags.c_contiguous
+    ):
+        if _pick_entry is None:
+            _pick_entry = entry_point(_pick_legal, masks, uniform)
+        return _pick_entry(masks, uniform)
     return _pick_legal(masks, uniform)
 
 
