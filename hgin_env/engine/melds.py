@@ -391,25 +391,17 @@ def hand_discard_deadwood(
             value += RUN_VALUE[remaining[s]]
         base = total - value
         for s in range(N_SUITS):
-            rest = remaining[s]
+            rest, r = remaining[s], 0  # its ranks, lowest first, up to the highest held
             while rest:
-                r = _lowest_bit(rest)
-                rest &= rest - 1
-                dead = base + _DISCARD_DEAD[remaining[s], r]
-                if dead < out[s * N_RANKS + r]:
-                    out[s * N_RANKS + r] = dead
+                if rest & 1:
+                    dead = base + _DISCARD_DEAD[remaining[s], r]
+                    if dead < out[s * N_RANKS + r]:
+                        out[s * N_RANKS + r] = dead
+                rest >>= 1
+                r += 1
         if not next_scenario(idx, n_opt, k):
             break
     return True
-
-
-@inline_kernel
-def _lowest_bit(mask: int) -> int:
-    """The index of the lowest set bit of a non-zero 13-bit mask."""
-    r = 0
-    while not (mask >> r) & 1:
-        r += 1
-    return r
 
 
 @kernel
