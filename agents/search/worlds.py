@@ -26,11 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE, HandState, Phase
 from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream, key_uniforms, spread_keys
+from hgin_env.engine.melds import meld_with, min_deadwood
 from hgin_env.engine.position import position_state
 from hgin_env.envs.observation import (
     OBS_DIM,
@@ -241,9 +242,6 @@ def drop_loose(hands: np.ndarray, fixed: np.ndarray, counts: np.ndarray) -> np.n
     held cards), else the highest-valued card; ties go to the higher card id. The
     simple bot's way of discarding, cheap enough for thousands of hands at once.
     """
-    from agents.bots.features import meld_with
-    from hgin_env.engine.cards import CARD_VALUE
-
     out = hands.copy()
     left = np.asarray(counts, dtype=np.int64).copy()
     tiny = np.arange(N_CARDS) * 1e-3
@@ -329,8 +327,6 @@ def believed_worlds(
         ``(state, world_keys)``: the ``G * worlds`` positions (game-major) and
         uint64[G, worlds] the key of each drawn world (for the rollouts' randomness).
     """
-    from hgin_env.engine.melds import min_deadwood
-
     g = keys.shape[0]
     m = worlds * pool
     cands, pkeys = grown_worlds(seen, keys, m, scores)
