@@ -23,6 +23,8 @@ from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
     deadwood_after_discard,
+    meld_with,
+    meld_with_row,
     min_deadwood,
     set_scenarios,
 )
@@ -74,45 +76,6 @@ def shift_rank(grid: np.ndarray, k: int) -> np.ndarray:
     else:
         out[...] = grid
     return out
-
-
-def meld_with(hand: np.ndarray) -> np.ndarray:
-    """``bool[N, 52]``: card c would form a meld with cards of ``hand`` (c itself aside).
-
-    A set: two other cards of c's rank in the hand. A run: two cards of c's suit in the
-    hand at ranks ``(c-2, c-1)``, ``(c-1, c+1)`` or ``(c+1, c+2)`` (ace low, no wrap).
-    One compiled loop over the hands (``_meld_with_row``).
-    """
-    held = np.ascontiguousarray(hand, dtype=bool).reshape(-1, N_CARDS)
-    out = np.empty_like(held)
-    _meld_with_rows(held, out)
-    return out
-
-
-@kernel
-def _meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
-    """``meld_with`` of one hand (bool[52]) into ``out`` (bool[52])."""
-    for r in range(N_RANKS):
-        count = 0
-        for s in range(N_SUITS):
-            count += hand[s * N_RANKS + r]
-        for s in range(N_SUITS):
-            c = s * N_RANKS + r
-            if count - hand[c] >= 2:  # two other cards of its rank
-                out[c] = True
-                continue
-            b1 = r >= 1 and hand[c - 1]
-            b2 = r >= 2 and hand[c - 2]
-            a1 = r + 1 < N_RANKS and hand[c + 1]
-            a2 = r + 2 < N_RANKS and hand[c + 2]
-            out[c] = (b1 and b2) or (b1 and a1) or (a1 and a2)
-
-
-@kernel
-def _meld_with_rows(hands: np.ndarray, out: np.ndarray) -> None:
-    """``meld_with`` of each row of bool[N, 52] into ``out``."""
-    for i in range(hands.shape[0]):
-        _meld_with_row(hands[i], out[i])
 
 
 @kernel
@@ -176,7 +139,7 @@ def sample_melds(
             for j in range(drawn):
                 sample[top_card[j]] = True
             m = melds[g, s]
-            _meld_with_row(sample, m)
+            meld_with_row(sample, m)
             melded_passed = melded_thrown = unmelded_known = above = 0
             for c in range(N_CARDS):
                 if m[c]:

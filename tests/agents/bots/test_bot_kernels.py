@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.bots.features import meld_with, sample_melds
+from agents.bots.features import sample_melds
 from hgin_env.engine.cards import CARD_VALUE, N_CARDS
+from hgin_env.engine.melds import meld_with
 
 
 def reference_sample_melds(priority, hidden, known, passed, thrown, limit, de, hde):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 
 import numpy as np
 import pytest
@@ -11,7 +10,7 @@ from helpers.deck import make_deck
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
 from agents.bots import SimpleBotV1
-from agents.bots.features import best_after_draws, expected_after_draw, meld_with
+from agents.bots.features import best_after_draws, expected_after_draw
 from hgin_env.engine import DRAW, KNOCK, PASS, TAKE, GinEngine, RulesConfig
 from hgin_env.engine.cards import N_CARDS, card_id
 from hgin_env.engine.series import SeriesEngine
@@ -140,27 +139,6 @@ def test_simple_and_expert_play_exactly_as_pinned(keyed):
     history = play_hands([SimpleBot(5), ExpertBot(6)], n_games=24, steps=160, seed=21, keyed=keyed)
     digest = hashlib.sha256(history.astype(np.int64).tobytes()).hexdigest()[:16]
     assert digest == PINNED_PLAY[keyed]
-
-
-def test_meld_with_matches_enumerated_melds():
-    """``meld_with`` is true exactly when some 3-card meld joins the card to two held cards."""
-    rng = np.random.default_rng(0)
-    hands = np.zeros((300, N_CARDS), bool)
-    for h in hands:
-        h[rng.choice(N_CARDS, rng.integers(3, 16), replace=False)] = True
-    got = meld_with(hands)
-    for h, row in zip(hands, got, strict=True):
-        for c in range(N_CARDS):
-            suit, rank = divmod(c, 13)
-            others = [s * 13 + rank for s in range(4) if s != suit]
-            sets = [pair for pair in itertools.combinations(others, 2)]
-            runs = [
-                (suit * 13 + rank + i, suit * 13 + rank + j)
-                for i, j in ((-2, -1), (-1, 1), (1, 2))
-                if 0 <= rank + i < 13 and 0 <= rank + j < 13
-            ]
-            want = any(h[x] and h[y] for x, y in sets + runs)
-            assert row[c] == want, (np.flatnonzero(h), c)
 
 
 def test_expected_after_draw_matches_brute_force():
