@@ -11,7 +11,7 @@ from helpers.deck import make_deck
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
 from agents.bots import SimpleBotV1
-from agents.bots.features import best_after_draws, expected_after_draw, meld_with
+from agents.bots.features import meld_with
 from hgin_env.engine import DRAW, KNOCK, PASS, TAKE, GinEngine, RulesConfig
 from hgin_env.engine.cards import N_CARDS, card_id
 from hgin_env.engine.series import SeriesEngine
@@ -161,21 +161,6 @@ def test_meld_with_matches_enumerated_melds():
             ]
             want = any(h[x] and h[y] for x, y in sets + runs)
             assert row[c] == want, (np.flatnonzero(h), c)
-
-
-def test_expected_after_draw_matches_brute_force():
-    """The closed form for loose cards gives the plain mean of the one-card lookahead."""
-    rng = np.random.default_rng(1)
-    order = np.argsort(rng.random((40, N_CARDS)), axis=1)
-    kept = np.zeros((40, N_CARDS), bool)
-    np.put_along_axis(kept, order[:, :10], True, axis=1)
-    unseen = np.zeros_like(kept)
-    np.put_along_axis(unseen, order[:, 10:35], True, axis=1)
-    fast = expected_after_draw(kept, unseen)
-    for i in range(40):
-        draws = np.flatnonzero(unseen[i])
-        slow = best_after_draws(np.repeat(kept[i : i + 1], draws.size, axis=0), draws).mean()
-        assert fast[i] == pytest.approx(slow)
 
 
 def test_simple_takes_the_upcard_only_to_meld():
