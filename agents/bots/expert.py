@@ -143,11 +143,16 @@ class ExpertBot(Bot):
         can_knock = may_knock.any(axis=1)
         knock_dd = dd.min(axis=1, initial=NO_DEADWOOD, where=may_knock)
         knock = can_knock & self._knocks(obs, rows, knock_dd)
+        actions = KNOCK + knock_card
 
-        unseen = unseen_cards(obs, rows)
-        scores = self._discard_scores(obs, rows, may_discard, dd, unseen, keys)
-        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), ties[:, N_CARDS:], 1e-6)
-        return np.where(knock, KNOCK + knock_card, card)
+        play = np.flatnonzero(~knock)  # the discard scores, of the rows that do not knock
+        if play.size:
+            may_play = may_discard[play]
+            unseen = unseen_cards(obs, rows[play])
+            scores = self._discard_scores(obs, rows[play], may_play, dd[play], unseen, keys[play])
+            scores = np.where(may_play, scores, NO_CHOICE)
+            actions[play] = jittered_argmin(scores, ties[play, N_CARDS:], 1e-6)
+        return actions
 
     def _knocks(
         self, obs: DecodedObservation, rows: np.ndarray, knock_dd: np.ndarray

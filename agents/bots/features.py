@@ -164,6 +164,7 @@ def sample_melds(
     pool = np.empty(N_CARDS, dtype=np.int64)  # the unseen cards that are not known
     top_value = np.empty(N_CARDS, dtype=np.float64)  # the drawn cards, best first
     top_card = np.empty(N_CARDS, dtype=np.int64)
+    values = np.empty(N_CARDS, dtype=np.float64)  # the priorities of the pool
     for g in range(g_count):
         k = min(max(hidden[g], 0), N_CARDS)
         n_pool = 0
@@ -179,11 +180,14 @@ def sample_melds(
             if CARD_VALUE[c] > limit[g]:
                 high_bits |= 1 << c
         for s in range(n_samples):
+            for i in range(n_pool):  # every priority first: no branch between the logs
+                c = pool[i]
+                u = key_uniform(keys[g], offset + s * N_CARDS + c)
+                values[i] = log_weight[c] + -np.log(-np.log(u + 1e-300) + 1e-300)
             drawn = 0
             for i in range(n_pool if k > 0 else 0):  # keep the k highest priorities
                 c = pool[i]
-                u = key_uniform(keys[g], offset + s * N_CARDS + c)
-                v = log_weight[c] + -np.log(-np.log(u + 1e-300) + 1e-300)
+                v = values[i]
                 if drawn == k and not v > top_value[k - 1]:
                     continue
                 j = drawn if drawn < k else k - 1
