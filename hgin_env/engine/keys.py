@@ -251,7 +251,7 @@ def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
     """
     k = _u64(keys)
     out = np.empty((k.size, count), dtype=np.float64)
-    _key_uniforms_rows(k, np.int64(offset), out)
+    _key_uniforms_rows(k, int(offset), out)
     return out
 
 
