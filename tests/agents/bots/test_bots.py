@@ -10,9 +10,8 @@ from helpers.deck import make_deck
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
 from agents.bots import SimpleBotV1
-from agents.bots.features import best_after_draws, expected_after_draw
 from hgin_env.engine import DRAW, KNOCK, PASS, TAKE, GinEngine, RulesConfig
-from hgin_env.engine.cards import N_CARDS, card_id
+from hgin_env.engine.cards import card_id
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.play import play_batch
@@ -139,21 +138,6 @@ def test_simple_and_expert_play_exactly_as_pinned(keyed):
     history = play_hands([SimpleBot(5), ExpertBot(6)], n_games=24, steps=160, seed=21, keyed=keyed)
     digest = hashlib.sha256(history.astype(np.int64).tobytes()).hexdigest()[:16]
     assert digest == PINNED_PLAY[keyed]
-
-
-def test_expected_after_draw_matches_brute_force():
-    """The closed form for loose cards gives the plain mean of the one-card lookahead."""
-    rng = np.random.default_rng(1)
-    order = np.argsort(rng.random((40, N_CARDS)), axis=1)
-    kept = np.zeros((40, N_CARDS), bool)
-    np.put_along_axis(kept, order[:, :10], True, axis=1)
-    unseen = np.zeros_like(kept)
-    np.put_along_axis(unseen, order[:, 10:35], True, axis=1)
-    fast = expected_after_draw(kept, unseen)
-    for i in range(40):
-        draws = np.flatnonzero(unseen[i])
-        slow = best_after_draws(np.repeat(kept[i : i + 1], draws.size, axis=0), draws).mean()
-        assert fast[i] == pytest.approx(slow)
 
 
 def test_simple_takes_the_upcard_only_to_meld():
