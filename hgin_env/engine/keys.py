@@ -35,7 +35,7 @@ from enum import IntEnum
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import inline_kernel, kernel
 
 #: SplitMix64's increment (the golden ratio in 64 bits)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -151,6 +151,12 @@ def mix_one(x: np.uint64) -> np.uint64:
 def hash_one(seed: np.uint64, counter: np.uint64, salt: np.uint64) -> np.uint64:
     """``hash_stream`` of one game: SplitMix64 of the seed and salt, then of the counter."""
     return mix_one(mix_one(seed * GOLDEN + salt) ^ (counter * GOLDEN))
+
+
+@inline_kernel
+def uniform_one(bits: np.uint64) -> float:
+    """``to_uniform`` of one uint64: its top 53 bits as a float in [0, 1)."""
+    return np.float64(bits >> np.uint64(11)) * _UNIT
 
 
 @kernel
