@@ -833,7 +833,9 @@ class GinEngine:
         self.invalidate()
 
     @property
-    def storage(self) -> tuple[np.ndarray, ...]:
+    def storage(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The state's four buffers and the two cache buffers, as the kernels take them.
 
         For kernels outside this module that step or read the games (``n`` follows them

@@ -42,10 +42,28 @@ class SeriesStep:
 
 @kernel
 def settle_hands(  # noqa: PLR0913 - the engine's and the score sheets' arrays
-    b, i8, i16, i64, cb, ci, n, rows, seeds, hand_counter, allow_rediscard,
-    scores, entered, boxes, game_winners, finished, series_winner, game_target,
-    stop_when_decided, hands_played, series_over,
-):  # fmt: skip
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    hand_counter: np.ndarray,
+    allow_rediscard: bool,
+    scores: np.ndarray,
+    entered: np.ndarray,
+    boxes: np.ndarray,
+    game_winners: np.ndarray,
+    finished: np.ndarray,
+    series_winner: np.ndarray,
+    game_target: int,
+    stop_when_decided: bool,
+    hands_played: np.ndarray,
+    series_over: np.ndarray,
+) -> None:
     """Enter the hands that ended in the games ``rows`` (int[M]) and deal the next ones.
 
     Each hand's result goes on its game's score sheet (``ScoreSheets.record``); where

@@ -23,9 +23,10 @@ per game, so waiting games cost no work. A core of one game (the Gymnasium env) 
 and resets through a compiled path (``hgin_env.envs.one_game``; ``step_one``): the same
 checks, moves and scoring in one kernel call per step (the keyed random opponent's
 moves included), without the bool[N] bookkeeping that would cost more than the game
-itself. At reset, a hand the opponent ends before the agent's first decision (it takes the upcard and knocks at once)
-cannot be shown to the agent: in hand mode that hand is dealt again (counted in
-``redeals``); in series mode its reward is paid with the agent's first step.
+itself. At reset, a hand the opponent ends before the agent's first decision (it takes
+the upcard and knocks at once) cannot be shown to the agent: in hand mode that hand is
+dealt again (counted in ``redeals``); in series mode its reward is paid with the
+agent's first step.
 
 Determinism: game i depends only on its own seed (the engine's counter-based shuffles)
 and its own counters (episodes, opponent decisions); a keyed opponent such as
@@ -36,6 +37,7 @@ exactly like a single game with the same seed.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -485,7 +487,7 @@ class GinCore:
             self._pending.add(tally, turn & fresh)
 
     # ------------------------------------------------------------------ one game
-    def step_one(self, action: object) -> tuple[float, list[int]]:
+    def step_one(self, action: Any) -> tuple[float, list[int]]:
         """``step`` of a core of one game, in Python scalars (the Gymnasium env's step).
 
         Args:
@@ -500,6 +502,8 @@ class GinCore:
         """
         if type(action) is int and 0 <= action < N_ACTIONS:
             a = action
+        elif isinstance(action, np.integer):  # out of range: -1, as ``action_ids`` says
+            a = int(action) if 0 <= action < N_ACTIONS else -1
         else:
             a = int(action_ids(action, 1)[0])
         tally, cfg = self._tally, self.config
