@@ -36,6 +36,7 @@ exactly like a single game with the same seed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -126,12 +127,7 @@ class StepResult:
     @staticmethod
     def per_game_dtypes() -> dict[str, np.dtype]:
         """The per-game fields (``final_*`` apart) and their dtypes, in field order."""
-        empty = StepResult.zeros(0)
-        return {
-            f.name: getattr(empty, f.name).dtype
-            for f in fields(StepResult)
-            if f.name not in ("final_rows", "final_obs")
-        }
+        return dict(_per_game_dtypes())
 
     def clear(self, rows: np.ndarray) -> None:
         """Zero the per-game arrays of the selected games (int or bool index)."""
@@ -147,6 +143,14 @@ class StepResult:
         self.hand_result[latest] = other.hand_result[latest]
         self.agent_knocked[latest] = other.agent_knocked[latest]
         self.series_result[rows] = other.series_result[rows]
+
+
+@functools.cache
+def _per_game_dtypes() -> tuple[tuple[str, np.dtype], ...]:
+    """``StepResult.per_game_dtypes``, worked out once."""
+    empty = StepResult.zeros(0)
+    names = (f.name for f in fields(StepResult) if f.name not in ("final_rows", "final_obs"))
+    return tuple((name, getattr(empty, name).dtype) for name in names)
 
 
 #: the step facts the envs put in their infos: info key -> ``StepResult`` field
@@ -282,7 +286,8 @@ class GinCore:
         self.episodes = np.zeros(n, np.int64)
         self.opponent_moves = np.zeros(n, np.int64)  # opponent decisions per game (its keys)
         self.redeals = np.zeros(n, np.int64)
-        self._pending = StepResult.zeros(n)  # series: hands settled at reset, paid next step
+        # series: hands settled at reset, paid next step (one game: row 1 of ``_tally``)
+        self._pending = StepResult.zeros(n)
         # one game: row 0 the step's tally, row 1 the pending hands (``TALLY`` fields)
         self._tally = np.zeros((2, len(TALLY)), np.int64)
         self._play: tuple | None = None  # (play_one's entry, its leading arguments)
@@ -327,13 +332,15 @@ class GinCore:
         Args:
             mask: bool[N], the games to restart.
         """
+        if self.n == 1:
+            if mask is None or np.asarray(mask, bool).any():
+                self._begin(_ONE)
+                self._run_fresh_one()
+            return
         fresh = np.ones(self.n, bool) if mask is None else np.asarray(mask, bool).copy()
         if not fresh.any():
             return
         self._begin(fresh)
-        if self.n == 1:
-            self._run_fresh_one()
-            return
         _, fresh = self._run(np.zeros(self.n, bool), fresh, None)
         self.awaiting |= fresh
 
@@ -347,8 +354,9 @@ class GinCore:
 
     def _clear_pending(self, rows: np.ndarray) -> None:
         """Forget the hands settled at reset in the games ``rows`` (int[M])."""
-        self._pending.clear(rows)
-        if rows.size:  # the one game's tally (unused in a batch)
+        if self.n > 1:
+            self._pending.clear(rows)
+        elif rows.size:  # the one game keeps them in its tally
             self._tally[1] = 0
 
     # ------------------------------------------------------------------ queries
