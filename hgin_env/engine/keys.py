@@ -154,6 +154,12 @@ def hash_one(seed: np.uint64, counter: np.uint64, salt: np.uint64) -> np.uint64:
     return mix_one(mix_one(seed * GOLDEN + salt) ^ (counter * GOLDEN))
 
 
+@inline_kernel
+def uniform_one(bits: np.uint64) -> float:
+    """``to_uniform`` of one uint64: its top 53 bits as a float in [0, 1)."""
+    return np.float64(bits >> np.uint64(11)) * _UNIT
+
+
 @kernel
 def _mix_all(x: np.ndarray, out: np.ndarray) -> None:
     for i in range(x.shape[0]):

@@ -45,7 +45,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import inline_kernel, kernel
 from hgin_env.engine.keys import to_uniform
 from hgin_env.envs.spec import split_spec
 
@@ -82,25 +82,39 @@ def keyed_random_legal_actions(action_masks: np.ndarray, keys: np.ndarray) -> np
     return _pick_legal(masks, uniform)
 
 
+@inline_kernel
+def pick_legal(mask: np.ndarray, uniform: float) -> int:
+    """The ``floor(uniform * count)``-th legal action of one bool mask (in id order), -1 if none."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if count == 0:
+        return -1
+    pick = min(int(uniform * count), count - 1)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
 @kernel
 def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """int64[N]: row i's ``floor(uniform[i] * count_i)``-th legal action, -1 for none."""
-    n, width = masks.shape
-    out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        count = 0
-        for a in range(width):
-            count += masks[i, a]
-        if count == 0:
-            continue
-        pick = min(int(uniform[i] * count), count - 1)
-        for a in range(width):
-            if masks[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+    out = np.full(masks.shape[0], -1, dtype=np.int64)
+    for i in range(masks.shape[0]):
+        out[i] = pick_legal(masks[i], uniform[i])
     return out
+
+
+def is_keyed_random(policy: object) -> bool:
+    """Whether ``policy`` is the built-in ``RandomPolicy``, whose keyed pick is ``pick_legal``.
+
+    The single-game env then plays its moves inside a compiled kernel (same keys, same
+    picks) instead of calling ``act``.
+    """
+    return type(policy) is RandomPolicy
 
 
 def needs_observations(policy: object) -> bool:
