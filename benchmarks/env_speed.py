@@ -11,7 +11,10 @@ min-max:
   over the batch, at each ``n_envs``. One step is one agent decision plus the opponent's
   answer inside it, and autoresets included;
 - the single-agent Gymnasium env ``HollywoodGinEnv`` (the same core with N = 1);
-- RLCard ``gin-rummy`` ``env.step`` calls per second (one player action each), when installed;
+- RLCard ``gin-rummy`` ``env.step`` calls per second (one player action each), when installed.
+  This row and the Gymnasium env's pick their actions the same way: the legal ids as a
+  sequence (RLCard's ``legal_actions`` keys; ours ``info["action_mask"].nonzero()[0]``),
+  then ``legal[rng.integers(len(legal))]``;
 - PettingZoo 1.26.1 ``gin_rummy_v4`` AEC ``env.step`` calls per second (one player action
   each), when importable. PettingZoo 1.27 dropped that env; install the old version apart
   from the project's and point ``--pettingzoo-path`` at it::
@@ -80,8 +83,8 @@ def ours_single(seconds: float) -> float:
 
     def work() -> int:
         for _ in range(100):
-            mask = state["info"]["action_mask"]
-            _, _, terminated, truncated, state["info"] = env.step(rng.choice(np.flatnonzero(mask)))
+            legal = state["info"]["action_mask"].nonzero()[0]  # picked as in ``rlcard_steps``
+            _, _, terminated, truncated, state["info"] = env.step(legal[rng.integers(len(legal))])
             if terminated or truncated:
                 _, state["info"] = env.reset()
         return 100

@@ -110,7 +110,8 @@ def build_parser(web_only: bool = False) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--models", nargs="+", type=Path, default=[], metavar="DIR",
-        help=f"{web}offer the models (*.zip, folders holding model.zip) found under DIR",
+        help=f"{web}offer the models found under DIR (model folders such as a run's "
+        "final_model/, *.zip files, folders holding model.zip)",
     )  # fmt: skip
     add_trust_option(parser)
     return parser

@@ -3,7 +3,8 @@
 ``tracking(...)`` starts a wandb run before training (so that its TensorBoard patch sees
 the run's event writer: every scalar logged to ``tb/`` is synced), with the resolved
 config as the run's config; ``attach(...)`` adds the run folder's small files (config,
-evaluations, the final model) as an artifact and the final evaluation to the summary.
+evaluations, the final model's folder and zip) as an artifact and the final evaluation
+to the summary.
 
 It works offline: with ``WANDB_MODE=offline`` the run is written under
 ``<runs_dir>/wandb/offline-run-*`` and can be uploaded later with ``wandb sync``. wandb
@@ -24,6 +25,9 @@ ATTACHED = (
     "config.yaml", "eval.json", "pretrain.json", "provenance.json", "final_model.zip",
     "best_model.zip",
 )  # fmt: skip
+#: the run folder's model folders attached with their files (``hgin_policy.json`` and
+#: ``weights.safetensors``: the format that loads without unpickling)
+ATTACHED_FOLDERS = ("final_model", "best_model")
 
 
 class TrackingError(RuntimeError):
@@ -76,6 +80,10 @@ def attach(run: Any, run_dir: Path, final_eval: dict[str, Any] | None) -> None:
     for name in ATTACHED:
         if (run_dir / name).is_file():
             artifact.add_file(str(run_dir / name), name=name)
+    for folder in ATTACHED_FOLDERS:
+        for path in sorted((run_dir / folder).glob("*")):
+            if path.is_file():
+                artifact.add_file(str(path), name=f"{folder}/{path.name}")
     run.log_artifact(artifact)
     if final_eval:
         run.summary.update({"final_eval": final_eval})

@@ -143,11 +143,16 @@ class ExpertBot(Bot):
         can_knock = may_knock.any(axis=1)
         knock_dd = dd.min(axis=1, initial=NO_DEADWOOD, where=may_knock)
         knock = can_knock & self._knocks(obs, rows, knock_dd)
+        actions = KNOCK + knock_card
 
-        unseen = unseen_cards(obs, rows)
-        scores = self._discard_scores(obs, rows, may_discard, dd, unseen, keys)
-        card = jittered_argmin(np.where(may_discard, scores, NO_CHOICE), ties[:, N_CARDS:], 1e-6)
-        return np.where(knock, KNOCK + knock_card, card)
+        play = np.flatnonzero(~knock)  # the discard scores, of the rows that do not knock
+        if play.size:
+            may_play = may_discard[play]
+            unseen = unseen_cards(obs, rows[play])
+            scores = self._discard_scores(obs, rows[play], may_play, dd[play], unseen, keys[play])
+            scores = np.where(may_play, scores, NO_CHOICE)
+            actions[play] = jittered_argmin(scores, ties[play, N_CARDS:], 1e-6)
+        return actions
 
     def _knocks(
         self, obs: DecodedObservation, rows: np.ndarray, knock_dd: np.ndarray
@@ -215,16 +220,14 @@ class ExpertBot(Bot):
         thrown = obs.opponent_discards[rows]
 
         log_w = np.log1p(prm.low_card_bias * (10 - CARD_VALUE) / 9.0)  # float[52]
-        uniform = key_uniforms(keys, s * N_CARDS, offset=2 * N_CARDS).reshape(g, s, N_CARDS)
-        gumbel = -np.log(-np.log(uniform + 1e-300) + 1e-300)
-        priority = np.where(unseen[:, None, :], log_w + gumbel, -np.inf)
         # a player throws its highest loose card: after its last discard (the top card,
         # when it is the opponent's) no loose card above that value is left in its hand
         last = np.where((top >= 0) & thrown[np.arange(g), np.maximum(top, 0)], top, -1)
         limit = np.where(last >= 0, CARD_VALUE[np.maximum(last, 0)], 10)
         melds, contradictions = sample_melds(
-            priority, hidden.astype(np.int64), known, passed, thrown, limit.astype(np.int64),
-            float(prm.discard_evidence), float(prm.highest_discard_evidence),
+            keys, 2 * N_CARDS, s, log_w, unseen, hidden.astype(np.int64), known, passed,
+            thrown, limit.astype(np.int64), float(prm.discard_evidence),
+            float(prm.highest_discard_evidence),
         )  # fmt: skip
         weight = prm.evidence**contradictions  # float[G, S]
         weight /= weight.sum(axis=1, keepdims=True)

@@ -13,25 +13,27 @@ alone or in a batch of any size.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
-from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.cards import CARD_VALUE, N_CARDS, N_RANKS, N_SUITS, RANK_VALUE
+from hgin_env.engine.jit import inline_kernel, kernel
+from hgin_env.engine.keys import key_uniform
 from hgin_env.engine.melds import (
     RUN_COVER,
     RUN_VALUE,
-    deadwood_after_discard,
-    min_deadwood,
-    set_scenarios,
+    hand_discard_deadwood,
+    hand_min_deadwood,
+    hand_suit_masks,
+    meld_with_row,
+    next_scenario,
+    scenario_at,
+    scratch,
+    set_ranks,
 )
 from hgin_env.envs.observation import DecodedObservation
 
 #: a score larger than any real one, for masked-out choices
 NO_CHOICE = 1e9
-#: small batches enumerate their set scenarios in one pass (see ``set_scenarios``)
-_ONE_GROUP_BELOW = 512
 
 
 def decision_keys(keys: np.ndarray | None, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -76,48 +78,13 @@ def shift_rank(grid: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def meld_with(hand: np.ndarray) -> np.ndarray:
-    """``bool[N, 52]``: card c would form a meld with cards of ``hand`` (c itself aside).
-
-    A set: two other cards of c's rank in the hand. A run: two cards of c's suit in the
-    hand at ranks ``(c-2, c-1)``, ``(c-1, c+1)`` or ``(c+1, c+2)`` (ace low, no wrap).
-    One compiled loop over the hands (``_meld_with_row``).
-    """
-    held = np.ascontiguousarray(hand, dtype=bool).reshape(-1, N_CARDS)
-    out = np.empty_like(held)
-    _meld_with_rows(held, out)
-    return out
-
-
-@kernel
-def _meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
-    """``meld_with`` of one hand (bool[52]) into ``out`` (bool[52])."""
-    for r in range(N_RANKS):
-        count = 0
-        for s in range(N_SUITS):
-            count += hand[s * N_RANKS + r]
-        for s in range(N_SUITS):
-            c = s * N_RANKS + r
-            if count - hand[c] >= 2:  # two other cards of its rank
-                out[c] = True
-                continue
-            b1 = r >= 1 and hand[c - 1]
-            b2 = r >= 2 and hand[c - 2]
-            a1 = r + 1 < N_RANKS and hand[c + 1]
-            a2 = r + 2 < N_RANKS and hand[c + 2]
-            out[c] = (b1 and b2) or (b1 and a1) or (a1 and a2)
-
-
-@kernel
-def _meld_with_rows(hands: np.ndarray, out: np.ndarray) -> None:
-    """``meld_with`` of each row of bool[N, 52] into ``out``."""
-    for i in range(hands.shape[0]):
-        _meld_with_row(hands[i], out[i])
-
-
 @kernel
 def sample_melds(
-    priority: np.ndarray,
+    keys: np.ndarray,
+    offset: int,
+    n_samples: int,
+    log_weight: np.ndarray,
+    unseen: np.ndarray,
     hidden: np.ndarray,
     known: np.ndarray,
     passed: np.ndarray,
@@ -126,14 +93,19 @@ def sample_melds(
     discard_evidence: float,
     highest_discard_evidence: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Opponent hands sampled by priority, their meld cards, and their contradictions.
+    """Opponent hands sampled by Gumbel priority, their meld cards, and their contradictions.
 
-    Sample ``(g, s)`` holds the known pickups ``known[g]`` and the ``hidden[g]`` cards
-    of highest ``priority[g, s]`` among the finite ones (the unseen cards; ties do not
-    occur with continuous priorities).
+    Sample ``(g, s)`` holds the known pickups ``known[g]`` and the ``hidden[g]`` unseen
+    cards of highest priority ``log_weight[c] - log(-log(u + 1e-300) + 1e-300)``, with
+    ``u = key_uniform(keys[g], offset + s * 52 + c)``: a draw without replacement, card
+    c weighted ``exp(log_weight[c])`` (ties do not occur with continuous priorities).
 
     Args:
-        priority: ``float64[G, S, 52]``, ``-inf`` for a card that cannot be drawn.
+        keys: ``uint64[G]`` the decision keys.
+        offset: the index of the first uniform number the samples use.
+        n_samples: S, the hands sampled per row.
+        log_weight: ``float64[52]`` each card's log weight.
+        unseen: ``bool[G, 52]`` the cards that may be drawn.
         hidden: ``int[G]`` cards to draw per sample.
         known: ``bool[G, 52]`` the opponent's known pickups (in every sample).
         passed: ``bool[G, 52]`` cards the opponent let go by.
@@ -148,21 +120,36 @@ def sample_melds(
         x melded thrown cards + unmelded known pickups + ``highest_discard_evidence`` x
         loose cards above ``limit``.
     """
-    g_count, s_count = priority.shape[0], priority.shape[1]
-    melds = np.zeros((g_count, s_count, N_CARDS), dtype=np.bool_)
-    contradictions = np.zeros((g_count, s_count), dtype=np.float64)
-    sample = np.zeros(N_CARDS, dtype=np.bool_)
+    g_count = unseen.shape[0]
+    melds = np.zeros((g_count, n_samples, N_CARDS), dtype=np.bool_)
+    contradictions = np.zeros((g_count, n_samples), dtype=np.float64)
+    pool = np.empty(N_CARDS, dtype=np.int64)  # the unseen cards that are not known
     top_value = np.empty(N_CARDS, dtype=np.float64)  # the drawn cards, best first
     top_card = np.empty(N_CARDS, dtype=np.int64)
+    values = np.empty(N_CARDS, dtype=np.float64)  # the priorities of the pool
     for g in range(g_count):
         k = min(max(hidden[g], 0), N_CARDS)
-        for s in range(s_count):
-            p = priority[g, s]
+        n_pool = 0
+        for c in range(N_CARDS):
+            if unseen[g, c] and not known[g, c]:
+                pool[n_pool] = c
+                n_pool += 1
+        known_bits = _card_bits(known[g])
+        passed_bits = _card_bits(passed[g])
+        thrown_bits = _card_bits(thrown[g])
+        high_bits = 0
+        for c in range(N_CARDS):
+            if CARD_VALUE[c] > limit[g]:
+                high_bits |= 1 << c
+        for s in range(n_samples):
+            for i in range(n_pool):  # every priority first: no branch between the logs
+                c = pool[i]
+                u = key_uniform(keys[g], offset + s * N_CARDS + c)
+                values[i] = log_weight[c] + -np.log(-np.log(u + 1e-300) + 1e-300)
             drawn = 0
-            for c in range(N_CARDS):  # one pass, keeping the k highest finite priorities
-                v = p[c]
-                if k == 0 or known[g, c] or v == -np.inf:
-                    continue
+            for i in range(n_pool if k > 0 else 0):  # keep the k highest priorities
+                c = pool[i]
+                v = values[i]
                 if drawn == k and not v > top_value[k - 1]:
                     continue
                 j = drawn if drawn < k else k - 1
@@ -171,25 +158,64 @@ def sample_melds(
                     j -= 1
                 top_value[j], top_card[j] = v, c
                 drawn = min(drawn + 1, k)
-            for c in range(N_CARDS):
-                sample[c] = known[g, c]
+            sample = known_bits
             for j in range(drawn):
-                sample[top_card[j]] = True
+                sample |= 1 << top_card[j]
+            meld = _meld_with_bits(sample)
             m = melds[g, s]
-            _meld_with_row(sample, m)
-            melded_passed = melded_thrown = unmelded_known = above = 0
             for c in range(N_CARDS):
-                if m[c]:
-                    melded_passed += passed[g, c]
-                    melded_thrown += thrown[g, c]
-                elif known[g, c]:
-                    unmelded_known += 1
-                elif sample[c] and CARD_VALUE[c] > limit[g]:
-                    above += 1
+                m[c] = (meld >> c) & 1
+            melded_passed = _popcount(meld & passed_bits)
+            melded_thrown = _popcount(meld & thrown_bits)
+            unmelded_known = _popcount(known_bits & ~meld)
+            above = _popcount(sample & ~meld & ~known_bits & high_bits)
             x = melded_passed + melded_thrown * discard_evidence
             x = x + unmelded_known
             contradictions[g, s] = x + highest_discard_evidence * above
     return melds, contradictions
+
+
+#: 52-bit card masks (bit c for card c) of the cards of each rank, for ``_meld_with_bits``
+_RANK_BITS = np.array(
+    [sum(1 << (s * N_RANKS + r) for s in range(N_SUITS)) for r in range(N_RANKS)], np.int64
+)
+_ALL_BITS = (1 << N_CARDS) - 1
+
+
+@inline_kernel
+def _card_bits(cards: np.ndarray) -> int:
+    """The 52-bit mask (bit c for card c) of a ``bool[52]`` card set."""
+    bits = 0
+    for c in range(N_CARDS):
+        if cards[c]:
+            bits |= 1 << c
+    return bits
+
+
+@inline_kernel
+def _popcount(bits: int) -> int:
+    """The number of set bits of a non-negative 64-bit integer."""
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@inline_kernel
+def _meld_with_bits(hand: int) -> int:
+    """``meld_with`` of one hand given and returned as a 52-bit card mask."""
+    low1 = (hand << 1) & ~_RANK_BITS[0]  # card c - 1 of the same suit held
+    low2 = (hand << 2) & ~(_RANK_BITS[0] | _RANK_BITS[1])
+    high1 = (hand >> 1) & ~_RANK_BITS[N_RANKS - 1]  # card c + 1 held
+    high2 = (hand >> 2) & ~(_RANK_BITS[N_RANKS - 1] | _RANK_BITS[N_RANKS - 2])
+    runs = (low1 & low2) | (low1 & high1) | (high1 & high2)
+    # the same rank in the other three suits: the hand rotated by one, two, three suits
+    suit1 = ((hand << N_RANKS) | (hand >> (N_CARDS - N_RANKS))) & _ALL_BITS
+    suit2 = ((hand << 2 * N_RANKS) | (hand >> (N_CARDS - 2 * N_RANKS))) & _ALL_BITS
+    suit3 = ((hand << 3 * N_RANKS) | (hand >> (N_CARDS - 3 * N_RANKS))) & _ALL_BITS
+    sets = (suit1 & suit2) | (suit1 & suit3) | (suit2 & suit3)
+    return (runs | sets) & _ALL_BITS
 
 
 def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> np.ndarray:
@@ -207,56 +233,16 @@ def jittered_argmin(scores: np.ndarray, uniforms: np.ndarray, scale: float) -> n
     return np.argmin(scores + uniforms * scale, axis=1)
 
 
-def _deadwood_scenarios(
-    hands: np.ndarray,
-) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per group of ``set_scenarios``: its rows, each scenario's unmelded cards and best flag.
-
-    Yields ``(rows, deadwood, best)``: ``int64[G]``, ``int64[G, S]`` 52-bit card masks of
-    the cards each scenario leaves unmelded, ``bool[G, S]`` least deadwood.
-    """
-    shifts = np.int64(N_RANKS) * np.arange(N_SUITS, dtype=np.int64)
-    for sc in set_scenarios(hands, one_group_below=_ONE_GROUP_BELOW):
-        loose = sc.remaining & ~RUN_COVER[sc.remaining]  # [G, S, 4] suit masks
-        deadwood = (loose << shifts).sum(axis=2)
-        if sc.valid.shape[1] == 1:
-            yield sc.rows, deadwood, np.ones_like(deadwood, dtype=bool)
-            continue
-        melded = np.where(sc.valid, sc.set_value + RUN_VALUE[sc.remaining].sum(axis=2), -1)
-        yield sc.rows, deadwood, melded == melded.max(axis=1, keepdims=True)
-
-
-def best_deadwood_sets(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The deadwood cards of every arrangement of least deadwood, as 52-bit card masks.
-
-    An arrangement is a set scenario of ``set_scenarios`` (which cards go into sets)
-    with every stretch of 3+ consecutive cards left in a suit melded as a run; these
-    give every way to leave a least-deadwood set of cards unmelded.
-
-    Args:
-        hands: ``bool[N, 52]``.
-
-    Returns:
-        ``(deadwood, best)``: ``int64[N, S]`` the unmelded cards of each scenario (bit c
-        for card c) and ``bool[N, S]`` whether the scenario has the least deadwood
-        (several scenarios may leave the same cards; padding entries are not best).
-    """
-    hands = np.asarray(hands, dtype=bool)
-    groups = list(_deadwood_scenarios(hands))
-    width = max((d.shape[1] for _, d, _ in groups), default=1)
-    deadwood = np.zeros((hands.shape[0], width), dtype=np.int64)
-    best = np.zeros((hands.shape[0], width), dtype=bool)
-    for rows, d, b in groups:
-        deadwood[rows, : d.shape[1]] = d
-        best[rows, : d.shape[1]] = b
-    return deadwood, best
-
-
 def random_best_deadwood(hands: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """The deadwood cards of one least-deadwood arrangement per hand, chosen at random.
 
-    The choice is uniform over the distinct sets of unmelded cards that an arrangement
-    of least deadwood can leave (``best_deadwood_sets``).
+    An arrangement is a set scenario (which cards go into sets, as the meld search
+    walks them: ``hgin_env.engine.melds.scenario_at``) with every stretch of 3+
+    consecutive cards left in a suit melded as a run; these give every way to leave a
+    least-deadwood set of cards unmelded. The choice is uniform over the distinct sets
+    of unmelded cards the arrangements of least deadwood leave: with ``count`` of them
+    in ascending order of their 52-bit masks (bit c for card c), number
+    ``min(floor(u * count), count - 1)``. One compiled loop over the hands.
 
     Args:
         hands: ``bool[N, 52]``.
@@ -265,48 +251,72 @@ def random_best_deadwood(hands: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     Returns:
         ``bool[N, 52]``, a subset of each hand.
     """
-    hands = np.asarray(hands, dtype=bool)
-    uniforms = np.asarray(uniforms, dtype=np.float64)
-    chosen = np.zeros(hands.shape[0], dtype=np.int64)
-    for rows, deadwood, best in _deadwood_scenarios(hands):
-        if deadwood.shape[1] == 1:
-            chosen[rows] = deadwood[:, 0]
-            continue
-        ordered = np.sort(np.where(best, deadwood, -1), axis=1)
-        distinct = ordered >= 0
-        distinct[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
-        count = distinct.sum(axis=1)
-        pick = np.minimum((uniforms[rows] * count).astype(np.int64), count - 1)
-        nth = np.cumsum(distinct, axis=1) == pick[:, None] + 1
-        chosen[rows] = ordered[np.arange(rows.size), np.argmax(distinct & nth, axis=1)]
-    return ((chosen[:, None] >> np.arange(N_CARDS, dtype=np.int64)) & 1).astype(bool)
+    hands = _card_rows(hands)
+    out = np.zeros_like(hands)
+    _random_best_deadwood_rows(hands, np.ascontiguousarray(uniforms, np.float64), out)
+    return out
 
 
-def best_after_draws(hands: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Deadwood after adding a card and making the best discard (a one-card lookahead).
-
-    Args:
-        hands: ``bool[M, 52]`` hands of 10 cards.
-        draws: ``int64[M]`` the card added to each hand (not already in it).
-
-    Returns:
-        ``int64[M]``: the least deadwood of the 10 cards kept out of the 11 (discarding
-        the new card included).
-    """
-    if hands.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    eleven = hands.copy()
-    eleven[np.arange(hands.shape[0]), draws] = True
-    return deadwood_after_discard(eleven).min(axis=1)
+@kernel
+def _random_best_deadwood_rows(hands: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """``random_best_deadwood`` of each row of bool[N, 52] into ``out``."""
+    smask, ranks, suits, n_opt, idx, removed = scratch()
+    remaining = np.zeros(N_SUITS, np.int64)
+    best_masks = np.empty(1, np.int64)
+    for i in range(hands.shape[0]):
+        hand_suit_masks(hands[i], smask)
+        k = set_ranks(smask, ranks, suits, n_opt)
+        n_scenarios = 1
+        for j in range(k):
+            n_scenarios *= n_opt[j]
+        if best_masks.size < n_scenarios:
+            best_masks = np.empty(n_scenarios, np.int64)
+        idx[:k] = 0
+        best = -1
+        n_best = 0
+        while True:  # the deadwood of every scenario of the most melded value
+            melded = scenario_at(smask, k, ranks, suits, idx, removed, remaining)
+            deadwood = 0
+            for s in range(N_SUITS):
+                melded += RUN_VALUE[remaining[s]]
+                deadwood |= (remaining[s] & ~RUN_COVER[remaining[s]]) << (N_RANKS * s)
+            if melded > best:
+                best = melded
+                n_best = 0
+            if melded == best:
+                best_masks[n_best] = deadwood
+                n_best += 1
+            if not next_scenario(idx, n_opt, k):
+                break
+        ordered = np.sort(best_masks[:n_best])
+        count = 1
+        for j in range(1, n_best):
+            count += ordered[j] != ordered[j - 1]
+        pick = min(int(uniforms[i] * count), count - 1)
+        chosen = ordered[0]
+        nth = 0
+        for j in range(1, n_best):
+            if ordered[j] != ordered[j - 1]:
+                nth += 1
+                if nth == pick:
+                    chosen = ordered[j]
+                    break
+        for c in range(N_CARDS):
+            out[i, c] = (chosen >> c) & 1
 
 
 def expected_after_draw(kept: np.ndarray, unseen: np.ndarray) -> np.ndarray:
-    """Mean over unseen cards x of ``best_after_draws(kept, x)``: the expected deadwood next turn.
+    """Mean over unseen cards x of the least deadwood of ``kept + x`` less one card (any).
+
+    That is the expected deadwood next turn, after a blind draw and the best discard
+    (the drawn card included).
 
     A card x that melds with no two cards of the hand is deadwood in every arrangement
     of ``kept + x``, so its value has a closed form: ``min(dw10, dw9 + value(x))`` with
     ``dw10`` the hand's deadwood and ``dw9`` the least deadwood after discarding one of
-    its cards. Only the cards that can meld (``meld_with``) need a full evaluation.
+    its cards. Only the cards that can meld (``meld_with``) need a full evaluation. One
+    compiled loop over the hands (``_expected_after_draw_rows``); the sum is of integers,
+    divided once.
 
     Args:
         kept: ``bool[M, 52]`` hands of 10 cards.
@@ -315,16 +325,43 @@ def expected_after_draw(kept: np.ndarray, unseen: np.ndarray) -> np.ndarray:
     Returns:
         ``float64[M]`` (the hand's deadwood where nothing is unseen).
     """
-    m = kept.shape[0]
-    if m == 0:
-        return np.zeros(0, dtype=np.float64)
-    dw10 = min_deadwood(kept)
-    dw9 = deadwood_after_discard(kept).min(axis=1)
-    melds = meld_with(kept) & unseen
-    loose = unseen & ~melds
-    loose_value = np.minimum(dw10[:, None], dw9[:, None] + CARD_VALUE[None, :])
-    total = np.where(loose, loose_value, 0).sum(axis=1).astype(np.float64)
-    rows, cards = np.nonzero(melds)
-    np.add.at(total, rows, best_after_draws(kept[rows], cards))
-    count = unseen.sum(axis=1)
-    return np.where(count > 0, total / np.maximum(count, 1), dw10)
+    out = np.empty(len(kept), dtype=np.float64)
+    _expected_after_draw_rows(_card_rows(kept), _card_rows(unseen), out)
+    return out
+
+
+def _card_rows(cards: np.ndarray) -> np.ndarray:
+    """``cards`` as a C-contiguous ``bool[N, 52]`` (what the kernels take)."""
+    return np.ascontiguousarray(cards, dtype=bool).reshape(-1, N_CARDS)
+
+
+@kernel
+def _expected_after_draw_rows(kept: np.ndarray, unseen: np.ndarray, out: np.ndarray) -> None:
+    """``expected_after_draw`` of each row of bool[M, 52] into ``out``."""
+    smask, ranks, suits, n_opt, idx, removed = scratch()
+    remaining = np.zeros(N_SUITS, np.int64)
+    after = np.empty(N_CARDS, np.int64)
+    melds = np.empty(N_CARDS, np.bool_)
+    for i in range(kept.shape[0]):
+        total = hand_suit_masks(kept[i], smask)
+        dw10 = hand_min_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining)
+        hand_discard_deadwood(smask, total, ranks, suits, n_opt, idx, removed, remaining, after)
+        dw9 = after.min()
+        meld_with_row(kept[i], melds)
+        summed = 0
+        count = 0
+        for c in range(N_CARDS):
+            if not unseen[i, c]:
+                continue
+            count += 1
+            if not melds[c]:
+                summed += min(dw10, dw9 + CARD_VALUE[c])
+                continue
+            s, r = c // N_RANKS, c % N_RANKS  # the card joins the hand, one goes
+            smask[s] |= 1 << r
+            hand_discard_deadwood(
+                smask, total + RANK_VALUE[r], ranks, suits, n_opt, idx, removed, remaining, after
+            )
+            smask[s] &= ~(1 << r)
+            summed += after.min()
+        out[i] = summed / count if count > 0 else dw10

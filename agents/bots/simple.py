@@ -48,13 +48,12 @@ from agents.bots.base import Bot
 from agents.bots.features import (
     NO_CHOICE,
     jittered_argmin,
-    meld_with,
     random_best_deadwood,
 )
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS, N_RANKS
 from hgin_env.engine.keys import key_uniforms
-from hgin_env.engine.melds import knock_discards
+from hgin_env.engine.melds import knock_discards, meld_with
 from hgin_env.envs.observation import DecodedObservation
 
 #: the rank of each card id (0 = ace ... 12 = king)

@@ -25,10 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from agents.bots.base import Bot
-from agents.bots.features import NO_CHOICE, jittered_argmin, meld_with
+from agents.bots.features import NO_CHOICE, jittered_argmin
 from hgin_env.engine.actions import KNOCK
 from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.keys import key_uniforms
+from hgin_env.engine.melds import meld_with
 from hgin_env.envs.observation import DecodedObservation
 
 

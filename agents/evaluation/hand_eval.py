@@ -1,11 +1,23 @@
-"""Single-hand evaluation: a policy plays ``n_hands`` one-hand episodes against an opponent.
+"""Single-hand evaluation: a policy plays ``n_hands`` one-hand games against an opponent.
 
-The games run as one batch on the environments' ``GinCore`` in hand mode (no score
-sheet, so the observation's Hollywood blocks are zero, exactly as in hand-mode
-training); the agent's seat alternates from game to game and the deals come from
-``seed``, so two evaluations with the same seed play the same deals. Full Hollywood
-series are evaluated by ``agents.evaluation.evaluate``; both count hands with the same
+The games run as one batch through ``hgin_env.envs.play.play_batch``, the loop every
+evaluation shares, on a ``GinEngine`` (no score sheet, so the observation's Hollywood
+blocks are zero, exactly as in hand-mode training). Game i is dealt from seed
+``seed + i``, and the agent sits in seat ``(seed + i) % 2`` (alternating from game to
+game, the seat ``GinCore`` gives with ``agent_seat="alternate"``), so two evaluations
+with the same seed play the same deals. Each side decides each game from that game's own
+keys when it takes them (``hash_stream(seed + i, its decisions so far, salt)``: the
+opponent's salt is ``Salt.OPPONENT``, as in the environments, the agent's
+``Salt.EVAL_A``), so a hand plays the same in a batch of any size. Full Hollywood series
+are evaluated by ``agents.evaluation.evaluate``; both count hands with the same
 ``agents.evaluation.tally.MatchTally``, so every metric has one definition.
+
+Every dealt hand counts, including one the opponent ends before the agent's first
+decision (it takes the upcard and knocks at once: two or three hands in a thousand
+against a bot), which counts with no decision of the agent's. The hand-mode environments
+deal such a hand again instead, since they have no observation to show the agent; apart
+from those hands, an agent that takes no keys plays here exactly the hands it plays in
+the first episodes of a hand-mode env seeded ``seed`` with ``agent_seat="alternate"``.
 """
 
 from __future__ import annotations
@@ -17,8 +29,13 @@ import numpy as np
 
 from agents.evaluation.tally import MatchTally
 from hgin_env.engine.config import RulesConfig
-from hgin_env.envs.core import GinCore
-from hgin_env.envs.policy import Policy
+from hgin_env.engine.game import GinEngine
+from hgin_env.engine.keys import Salt
+from hgin_env.envs.play import play_batch
+from hgin_env.envs.policy import Policy, resolve_policy
+
+#: the salts of the agent's and the opponent's decision keys (the opponent's as in the envs)
+SALTS = (Salt.EVAL_A, Salt.OPPONENT)
 
 
 @dataclass
@@ -54,7 +71,7 @@ class HandEvalResult:
 
 def evaluate_hands(
     policy: Policy,
-    opponent: Policy,
+    opponent: Policy | str,
     n_hands: int,
     seed: int = 0,
     rules: RulesConfig | None = None,
@@ -73,18 +90,23 @@ def evaluate_hands(
     """
     if n_hands < 1:
         raise ValueError(f"n_hands must be >= 1, got {n_hands}")
-    core = GinCore(n_hands, opponent, {"mode": "hand", "agent_seat": "alternate"}, rules, seed)
-    core.reset()
-    tally = MatchTally.zeros(core.agent_seat)  # one row per game, A = the agent
+    engine = GinEngine(n_hands, rules or RulesConfig(), seed)
+    engine.reset()
+    a_seat = (engine.seeds & np.uint64(1)).astype(np.int8)  # alternate, from each game's seed
+    opponent = resolve_policy(opponent, seed=seed)
+    reseed = getattr(opponent, "seed", None)
+    if callable(reseed):
+        reseed(seed)
     decisions = np.zeros(n_hands, np.int64)
-    actions = np.zeros(n_hands, np.int64)
-    while core.awaiting.any():
-        rows = np.flatnonzero(core.awaiting)
-        actions[:] = 0
-        actions[rows] = policy.act(core.observe(rows), core.action_masks()[rows])
-        decisions[rows] += 1
-        ended = np.flatnonzero(core.step(actions).hands_ended > 0)
-        tally.add_hands(ended, core.engine.state.rows(ended))  # hand mode: no autoreset
+
+    def count_decisions(actions: np.ndarray) -> None:
+        """Count the agent's decisions of the step about to be taken."""
+        decisions[~engine.over & (engine.current_player == a_seat)] += 1
+
+    play_batch(engine, policy, opponent, a_seat, salts=SALTS, before_step=count_decisions)
+    tally = MatchTally.zeros(a_seat)  # one row per game, A = the agent
+    rows = np.arange(n_hands)
+    tally.add_hands(rows, engine.state.rows(rows))
     agent = tally.player("a")
     n = float(n_hands)
     return HandEvalResult(

@@ -96,7 +96,7 @@ def _shift(grid: torch.Tensor, k: int) -> torch.Tensor:
 def meld_with(held: torch.Tensor) -> torch.Tensor:
     """``[B, 4, 13]``: 1 where a card would form a meld with two ``held`` cards (itself aside).
 
-    The torch twin of ``agents.bots.features.meld_with``: two other cards of its rank
+    The torch twin of ``hgin_env.engine.melds.meld_with``: two other cards of its rank
     (a set), or two suit neighbours at ranks ``(r-2, r-1)``, ``(r-1, r+1)`` or
     ``(r+1, r+2)`` (a run).
     """

@@ -26,11 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from hgin_env.engine.actions import N_ACTIONS
-from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.cards import CARD_VALUE, N_CARDS
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import HAND_SIZE, HandState, Phase
-from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
+from hgin_env.engine.hollywood import ScoreSheets
 from hgin_env.engine.keys import Salt, hash_stream, key_uniforms, spread_keys
+from hgin_env.engine.melds import meld_with, min_deadwood
 from hgin_env.engine.position import position_state
 from hgin_env.envs.observation import (
     OBS_DIM,
@@ -39,6 +40,7 @@ from hgin_env.envs.observation import (
     PHASE_FORCED_DRAW,
     PHASE_OFFER,
     decode_observations,
+    decode_sheets,
     plain_observations,
 )
 
@@ -113,34 +115,8 @@ def seen_position(
         must_draw_stock=dec.phase == PHASE_FORCED_DRAW,
         taken=taken,
         turns=turns,
-        sheets=seen_sheets(obs, rules),
+        sheets=decode_sheets(obs, rules),
     )
-
-
-def seen_sheets(observations: np.ndarray, rules: RulesConfig) -> ScoreSheets | None:
-    """The score sheets of the observations (seat 0 = the observer), None in hand mode.
-
-    Hand-mode observations have no open game; then there is no sheet.
-    """
-    obs = plain_observations(observations)
-    L = OBS_LAYOUT
-    open_games = obs[:, L["open_games"]] > 0.5
-    if not open_games.any():
-        return None
-    target = float(rules.game_target)
-    sheets = ScoreSheets(obs.shape[0], rules)
-    mine = np.rint(obs[:, L["my_scores"]] * target).astype(np.int64)
-    theirs = np.rint(obs[:, L["opp_scores"]] * target).astype(np.int64)
-    sheets.scores = np.stack([mine, theirs], axis=1)
-    sheets.entered = np.stack([obs[:, L["my_entered"]], obs[:, L["opp_entered"]]], axis=1) > 0.5
-    sheets.boxes = sheets.entered.astype(np.int64)  # box counts are not observed
-    winner = np.where(mine >= rules.game_target, 0, np.where(theirs >= rules.game_target, 1, -1))
-    sheets.game_winners = np.where(open_games, -1, winner)
-    sheets.finished = np.asarray(~open_games.any(axis=1))
-    won = (sheets.game_winners[:, :, None] == np.arange(2)).sum(axis=1)  # [N, 2]
-    sheets.series_winner = np.where(sheets.finished & (won.max(axis=1) >= 2), won.argmax(1), -1)
-    assert sheets.scores.shape == (obs.shape[0], 2, N_GAMES)
-    return sheets
 
 
 def world_keys(keys: np.ndarray, worlds: int) -> np.ndarray:
@@ -241,9 +217,6 @@ def drop_loose(hands: np.ndarray, fixed: np.ndarray, counts: np.ndarray) -> np.n
     held cards), else the highest-valued card; ties go to the higher card id. The
     simple bot's way of discarding, cheap enough for thousands of hands at once.
     """
-    from agents.bots.features import meld_with
-    from hgin_env.engine.cards import CARD_VALUE
-
     out = hands.copy()
     left = np.asarray(counts, dtype=np.int64).copy()
     tiny = np.arange(N_CARDS) * 1e-3
@@ -329,8 +302,6 @@ def believed_worlds(
         ``(state, world_keys)``: the ``G * worlds`` positions (game-major) and
         uint64[G, worlds] the key of each drawn world (for the rollouts' randomness).
     """
-    from hgin_env.engine.melds import min_deadwood
-
     g = keys.shape[0]
     m = worlds * pool
     cands, pkeys = grown_worlds(seen, keys, m, scores)

@@ -926,6 +926,17 @@ class GinEngine:
         self._state = state
         self.invalidate()
 
+    @property
+    def storage(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The state's four buffers and the two cache buffers, as the kernels take them.
+
+        For kernels outside this module that step or read the games (``n`` follows them
+        in each kernel's arguments); they are the engine's own arrays, not copies.
+        """
+        return (*self._buffers, *self._caches)
+
     # ------------------------------------------------------------------ queries
     @property
     def current_player(self) -> np.ndarray:

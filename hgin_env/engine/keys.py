@@ -35,7 +35,7 @@ from enum import IntEnum
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import inline_kernel, kernel
 
 #: SplitMix64's increment (the golden ratio in 64 bits)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -137,6 +137,7 @@ _PAIR_STREAMS = frozenset(
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _ONE = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(1)
+_S11 = np.uint64(11)
 
 
 @kernel
@@ -151,6 +152,12 @@ def mix_one(x: np.uint64) -> np.uint64:
 def hash_one(seed: np.uint64, counter: np.uint64, salt: np.uint64) -> np.uint64:
     """``hash_stream`` of one game: SplitMix64 of the seed and salt, then of the counter."""
     return mix_one(mix_one(seed * GOLDEN + salt) ^ (counter * GOLDEN))
+
+
+@inline_kernel
+def uniform_one(bits: np.uint64) -> float:
+    """``to_uniform`` of one uint64: its top 53 bits as a float in [0, 1)."""
+    return np.float64(bits >> np.uint64(11)) * _UNIT
 
 
 @kernel
@@ -244,15 +251,28 @@ def spread_keys(keys: np.ndarray, count: int, salt: int) -> np.ndarray:
 def key_uniforms(keys: np.ndarray, count: int, offset: int = 0) -> np.ndarray:
     """``float64[N, count]`` uniform numbers in [0, 1), entry ``(i, j)`` from ``keys[i]`` alone.
 
-    Number ``j`` is the top 53 bits of ``mix64(key + (offset + j + 1) * GOLDEN)`` (the
-    SplitMix64 sequence of the key), so callers take disjoint ``offset`` ranges for the
-    different random choices of one decision.
+    Number ``j`` is ``key_uniform(key, offset + j)``: the top 53 bits of ``mix64(key +
+    (offset + j + 1) * GOLDEN)`` (the SplitMix64 sequence of the key), so callers take
+    disjoint ``offset`` ranges for the different random choices of one decision.
     """
-    k = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
-    steps = np.arange(offset + 1, offset + count + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = mix64(k + steps * GOLDEN)
-    return to_uniform(x)
+    k = _u64(keys)
+    out = np.empty((k.size, count), dtype=np.float64)
+    _key_uniforms_rows(k, int(offset), out)
+    return out
+
+
+@inline_kernel
+def key_uniform(key: np.uint64, index: int) -> float:
+    """Uniform number ``index`` of ``key`` in [0, 1) (``key_uniforms``, in a kernel)."""
+    bits = mix_one(key + np.uint64(index + 1) * GOLDEN)
+    return float(bits >> _S11) * _UNIT
+
+
+@kernel
+def _key_uniforms_rows(keys: np.ndarray, offset: int, out: np.ndarray) -> None:
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = key_uniform(keys[i], offset + j)
 
 
 def _stream_words(seed: int, stream: SeedStream, counter: int, count: int) -> np.ndarray:

@@ -14,6 +14,9 @@ each group enumerates only the scenarios it needs.
 Deadwood after discarding card ``c`` reuses the scenarios: it changes only the
 run value of ``c``'s suit, one more table lookup (``DISCARD_LOSS``).
 
+Which cards would meld with a hand (``meld_with``) needs no search: a card melds when
+two other cards of its rank, or two suit neighbours, are held.
+
 Size limit: a hand with k ranks of 3+ cards has up to ``6**k`` scenarios, so the
 functions that search them accept hands with at most ``MAX_SET_RANKS`` (6) such ranks
 (46,656 scenarios) and raise ``ValueError`` beyond. Every hand of up to 20 cards fits
@@ -516,6 +519,45 @@ def knock_discards(hands11: np.ndarray, knock_limit: int | np.ndarray = 10) -> n
         limits = np.asarray(knock_limit, dtype=np.int64)
         return np.asarray(dead <= limits.reshape(limits.shape + (1,)))
     return np.asarray(dead <= int(knock_limit))
+
+
+def meld_with(hand: np.ndarray) -> np.ndarray:
+    """``bool[N, 52]``: card c would form a meld with cards of ``hand`` (c itself aside).
+
+    A set: two other cards of c's rank in the hand. A run: two cards of c's suit in the
+    hand at ranks ``(c-2, c-1)``, ``(c-1, c+1)`` or ``(c+1, c+2)`` (ace low, no wrap).
+    One compiled loop over the hands (``meld_with_row``).
+    """
+    held = np.ascontiguousarray(hand, dtype=bool).reshape(-1, N_CARDS)
+    out = np.empty_like(held)
+    _meld_with_rows(held, out)
+    return out
+
+
+@kernel
+def meld_with_row(hand: np.ndarray, out: np.ndarray) -> None:
+    """``meld_with`` of one hand (bool[52]) into ``out`` (bool[52])."""
+    for r in range(N_RANKS):
+        count = 0
+        for s in range(N_SUITS):
+            count += hand[s * N_RANKS + r]
+        for s in range(N_SUITS):
+            c = s * N_RANKS + r
+            if count - hand[c] >= 2:  # two other cards of its rank
+                out[c] = True
+                continue
+            b1 = r >= 1 and hand[c - 1]
+            b2 = r >= 2 and hand[c - 2]
+            a1 = r + 1 < N_RANKS and hand[c + 1]
+            a2 = r + 2 < N_RANKS and hand[c + 2]
+            out[c] = (b1 and b2) or (b1 and a1) or (a1 and a2)
+
+
+@kernel
+def _meld_with_rows(hands: np.ndarray, out: np.ndarray) -> None:
+    """``meld_with`` of each row of bool[N, 52] into ``out``."""
+    for i in range(hands.shape[0]):
+        meld_with_row(hands[i], out[i])
 
 
 def best_melds(hand: np.ndarray) -> tuple[list[list[int]], list[int]]:

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hgin_env.engine.cards import N_CARDS
 from hgin_env.engine.config import RulesConfig, RulesMix
-from hgin_env.engine.game import GinEngine, HandState
-from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.game import GinEngine, HandState, _deal_rows, _state_views
+from hgin_env.engine.hollywood import ScoreSheets, _record_rows
+from hgin_env.engine.jit import kernel
 from hgin_env.engine.keys import Salt, SeedLike, hash_stream
 
 
@@ -36,6 +38,67 @@ class SeriesStep:
     series_over: np.ndarray
     rows: np.ndarray
     hands: HandState
+
+
+@kernel
+def settle_hands(  # noqa: PLR0913 - the engine's and the score sheets' arrays
+    b: np.ndarray,
+    i8: np.ndarray,
+    i16: np.ndarray,
+    i64: np.ndarray,
+    cb: np.ndarray,
+    ci: np.ndarray,
+    n: int,
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    hand_counter: np.ndarray,
+    allow_rediscard: bool,
+    scores: np.ndarray,
+    entered: np.ndarray,
+    boxes: np.ndarray,
+    game_winners: np.ndarray,
+    finished: np.ndarray,
+    series_winner: np.ndarray,
+    game_target: int,
+    stop_when_decided: bool,
+    hands_played: np.ndarray,
+    series_over: np.ndarray,
+) -> None:
+    """Enter the hands that ended in the games ``rows`` (int[M]) and deal the next ones.
+
+    Each hand's result goes on its game's score sheet (``ScoreSheets.record``); where
+    the series goes on, the winner of the hand deals the next one (after a drawn hand,
+    the same dealer). ``series_over`` (bool[N]) marks the series that ended. The first
+    six arguments and ``n`` are ``GinEngine.storage`` and the number of games; the
+    score sheet's arrays follow ``ScoreSheets``.
+    """
+    sv = _state_views(b, i8, i16, i64, n)
+    dealer, winner, points = sv[8], sv[16], sv[17]
+    winners = np.full(n, -1, np.int64)
+    hand_points = np.zeros(n, np.int64)
+    considered = np.zeros(n, np.bool_)
+    for i in rows:
+        winners[i] = winner[i]
+        hand_points[i] = points[i]
+        considered[i] = True
+        hands_played[i] += 1
+    _record_rows(
+        scores, entered, boxes, game_winners, finished, series_winner, winners, hand_points,
+        considered, game_target, stop_when_decided, series_over,
+    )  # fmt: skip
+    deal = np.zeros(rows.shape[0], np.int64)
+    dealers = np.zeros(rows.shape[0], np.int8)
+    m = 0
+    for i in rows:
+        if not finished[i]:
+            deal[m] = i
+            dealers[m] = winner[i] if winner[i] >= 0 else dealer[i]
+            m += 1
+    if m:
+        _deal_rows(
+            b, i8, i16, i64, cb, ci, n, deal[:m], seeds, hand_counter,
+            np.zeros((0, N_CARDS), np.int8), dealers[:m], allow_rediscard,
+        )  # fmt: skip
 
 
 class SeriesEngine:
@@ -114,11 +177,12 @@ class SeriesEngine:
         if rows.size == 0:
             return SeriesStep(hand_over, series_over, rows, _no_hands())
         finished_hands = eng.state.rows(rows)
-        self.hands_played[rows] += 1
-        series_over = self.sheets.record(eng.state.winner, eng.state.points, mask=hand_over)
-        s = eng.state
-        next_dealer = np.where(s.winner >= 0, s.winner, s.dealer).astype(np.int8)
-        eng.reset(mask=hand_over & ~self.sheets.finished, dealers=next_dealer)
+        sh = self.sheets
+        settle_hands(
+            *eng.storage, self.n, rows, eng.seeds, eng.hand_counter, eng.rules.allow_rediscard,
+            sh.scores, sh.entered, sh.boxes, sh.game_winners, sh.finished, sh.series_winner,
+            sh.rules.game_target, sh.rules.stop_when_decided, self.hands_played, series_over,
+        )  # fmt: skip
         return SeriesStep(hand_over, series_over, rows, finished_hands)
 
 

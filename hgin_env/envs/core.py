@@ -20,12 +20,13 @@ The opponent may end a hand between two agent decisions (and, in series mode, th
 hand is dealt at once); its result goes into that step's reward. Engine steps touch only
 the games whose turn it is (``step(actions, active)``), and the engine's masks are cached
 per game, so waiting games cost no work. A core of one game (the Gymnasium env) steps
-and resets through a scalar path (``_step_one``, ``_run_one``): the same checks, moves
-and scoring in Python scalars, without the bool[N] bookkeeping that would cost more
-than the game itself. At reset, a hand the
-opponent ends before the agent's first decision (it takes the upcard and knocks at once)
-cannot be shown to the agent: in hand mode that hand is dealt again (counted in
-``redeals``); in series mode its reward is paid with the agent's first step.
+and resets through a compiled path (``hgin_env.envs.one_game``; ``step_one``): the same
+checks, moves and scoring in one kernel call per step (the keyed random opponent's
+moves included), without the bool[N] bookkeeping that would cost more than the game
+itself. At reset, a hand the opponent ends before the agent's first decision (it takes
+the upcard and knocks at once) cannot be shown to the agent: in hand mode that hand is
+dealt again (counted in ``redeals``); in series mode its reward is paid with the
+agent's first step.
 
 Determinism: game i depends only on its own seed (the engine's counter-based shuffles)
 and its own counters (episodes, opponent decisions); a keyed opponent such as
@@ -35,7 +36,9 @@ exactly like a single game with the same seed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +46,7 @@ from hgin_env.engine.actions import N_ACTIONS, illegal_action_message
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import GinEngine, Outcome, Phase
 from hgin_env.engine.hollywood import ScoreSheets
-from hgin_env.engine.jit import kernel
+from hgin_env.engine.jit import entry_point, kernel
 from hgin_env.engine.keys import Salt, check_seed, hash_stream
 from hgin_env.engine.series import SeriesStep
 from hgin_env.engine.table import Table, make_table
@@ -54,7 +57,16 @@ from hgin_env.envs.observation import (
     encode_observations,
     encode_privileged,
 )
-from hgin_env.envs.policy import Policy, PolicyCall, resolve_policy
+from hgin_env.envs.one_game import (
+    AGENT_TO_ACT,
+    EPISODE_OVER,
+    ILLEGAL,
+    OPPONENT_TO_ACT,
+    TALLY,
+    observe_one,
+    play_one,
+)
+from hgin_env.envs.policy import Policy, PolicyCall, is_keyed_random, resolve_policy
 
 # plain ints for the hot path (IntEnum attribute access is slow)
 _OVER, _TRUNCATED = int(Phase.OVER), int(Outcome.TRUNCATED)
@@ -63,6 +75,18 @@ _ROW0 = np.zeros(1, np.int64)
 _ONE = np.ones(1, bool)
 _ONE.flags.writeable = False
 _ROW0.flags.writeable = False
+#: the one-game path's placeholders of the score sheet's arrays in hand mode
+_NO_SHEET = (
+    np.zeros((1, 2, 3), np.int64),
+    np.zeros((1, 2, 3), bool),
+    np.zeros((1, 2, 3), np.int64),
+    np.zeros((1, 3), np.int64),
+    np.zeros(1, bool),
+    np.full(1, -1, np.int64),
+)
+_NO_COUNT = np.zeros(1, np.int64)  # the series engine's hands_played
+_ILLEGAL, _TERMINATED = TALLY.index("illegal"), TALLY.index("terminated")
+_SCORE, _SERIES = TALLY.index("hand_score"), TALLY.index("series_result")
 
 
 @dataclass
@@ -103,12 +127,7 @@ class StepResult:
     @staticmethod
     def per_game_dtypes() -> dict[str, np.dtype]:
         """The per-game fields (``final_*`` apart) and their dtypes, in field order."""
-        empty = StepResult.zeros(0)
-        return {
-            f.name: getattr(empty, f.name).dtype
-            for f in fields(StepResult)
-            if f.name not in ("final_rows", "final_obs")
-        }
+        return dict(_per_game_dtypes())
 
     def clear(self, rows: np.ndarray) -> None:
         """Zero the per-game arrays of the selected games (int or bool index)."""
@@ -124,6 +143,14 @@ class StepResult:
         self.hand_result[latest] = other.hand_result[latest]
         self.agent_knocked[latest] = other.agent_knocked[latest]
         self.series_result[rows] = other.series_result[rows]
+
+
+@functools.cache
+def _per_game_dtypes() -> tuple[tuple[str, np.dtype], ...]:
+    """``StepResult.per_game_dtypes``, worked out once."""
+    empty = StepResult.zeros(0)
+    names = (f.name for f in fields(StepResult) if f.name not in ("final_rows", "final_obs"))
+    return tuple((name, getattr(empty, name).dtype) for name in names)
 
 
 #: the step facts the envs put in their infos: info key -> ``StepResult`` field
@@ -230,6 +257,8 @@ class GinCore:
         # batched calls); a policy with a shared random stream or per-call state (one
         # that takes ``rows``) sees the restarts in a batch of their own, as always
         self._restart_in_loop = self._call.keys and not self._call.rows
+        # one game against the built-in random policy: its moves are played in the kernel
+        self._keyed = is_keyed_random(self.opponent)
         self.seed(seed)
 
     # ------------------------------------------------------------------ setup
@@ -257,7 +286,12 @@ class GinCore:
         self.episodes = np.zeros(n, np.int64)
         self.opponent_moves = np.zeros(n, np.int64)  # opponent decisions per game (its keys)
         self.redeals = np.zeros(n, np.int64)
-        self._pending = StepResult.zeros(n)  # series: hands settled at reset, paid next step
+        # series: hands settled at reset, paid next step (one game: row 1 of ``_tally``)
+        self._pending = StepResult.zeros(n)
+        # one game: row 0 the step's tally, row 1 the pending hands (``TALLY`` fields)
+        self._tally = np.zeros((2, len(TALLY)), np.int64)
+        self._play: tuple | None = None  # (play_one's entry, its leading arguments)
+        self._look: tuple | None = None  # (observe_one's entry, its leading arguments)
 
     def reseed(self, rows: np.ndarray, seeds: np.ndarray) -> None:
         """Give the games ``rows`` (int[M]) new seeds and restart their counters.
@@ -274,7 +308,7 @@ class GinCore:
         for counter in (self.episodes, self.opponent_moves, self.redeals):
             counter[rows] = 0
         self.awaiting[rows] = False
-        self._pending.clear(rows)
+        self._clear_pending(rows)
 
     @property
     def seeds(self) -> np.ndarray:
@@ -298,13 +332,15 @@ class GinCore:
         Args:
             mask: bool[N], the games to restart.
         """
+        if self.n == 1:
+            if mask is None or np.asarray(mask, bool).any():
+                self._begin(_ONE)
+                self._run_fresh_one()
+            return
         fresh = np.ones(self.n, bool) if mask is None else np.asarray(mask, bool).copy()
         if not fresh.any():
             return
         self._begin(fresh)
-        if self.n == 1:
-            self.awaiting[0] |= self._run_one(False, True, None)[1]
-            return
         _, fresh = self._run(np.zeros(self.n, bool), fresh, None)
         self.awaiting |= fresh
 
@@ -313,8 +349,15 @@ class GinCore:
         rows = np.flatnonzero(sel)
         self.agent_seat[rows] = self._choose_seats(rows)
         self.episodes[rows] += 1
-        self._pending.clear(rows)
+        self._clear_pending(rows)
         self.table.reset(sel)
+
+    def _clear_pending(self, rows: np.ndarray) -> None:
+        """Forget the hands settled at reset in the games ``rows`` (int[M])."""
+        if self.n > 1:
+            self._pending.clear(rows)
+        elif rows.size:  # the one game keeps them in its tally
+            self._tally[1] = 0
 
     # ------------------------------------------------------------------ queries
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -456,32 +499,134 @@ class GinCore:
                 self._pending.add(tally, turn & fresh)
             tally = None
 
-    def _step_one(self, actions: np.ndarray) -> StepResult:
-        """``step`` for a single game (N = 1), with Python scalars.
+    # ------------------------------------------------------------------ one game
+    def step_one(self, action: Any) -> tuple[float, list[int]]:
+        """``step`` of a core of one game, in Python scalars (the Gymnasium env's step).
 
-        The same checks, moves and scoring as the batched ``step``, without its bool[N]
-        bookkeeping, which costs more than the game itself when N = 1.
+        Args:
+            action: the agent's action id (an int, or anything ``step`` takes for N = 1).
+
+        Returns:
+            ``(reward, tally)``: the agent's reward (a float32 value) and the step's
+            ``StepResult`` fields of the game as ints, in ``one_game.TALLY`` order.
+
+        Raises:
+            ValueError: as ``step``.
         """
-        a = int(action_ids(actions, 1)[0])
-        mask = self.engine.legal_action_mask(copy=False)
-        awaiting = bool(self.awaiting[0])
-        illegal = awaiting and not (a >= 0 and bool(mask[0, a]))
-        if illegal and self.config.illegal_action == "raise":
-            raise ValueError(illegal_message(actions, _ONE, mask, self.engine.state.phase))
-        result, self._pending = self._pending, StepResult.zeros(1)
-        result.illegal[0] = result.terminated[0] = illegal
-        moving = awaiting and not illegal
-        if moving:
-            self._advance(_ONE, result, np.array([a], np.int64))
-        moving, fresh = self._run_one(moving, False, result)
-        self.awaiting[0] = moving or fresh
-        cfg = self.config
-        if illegal:
-            result.reward[0] = -cfg.illegal_penalty
+        if type(action) is int and 0 <= action < N_ACTIONS:
+            a = action
+        elif isinstance(action, np.integer):  # out of range: -1, as ``action_ids`` says
+            a = int(action) if 0 <= action < N_ACTIONS else -1
         else:
-            reward = result.hand_score[0] / cfg.reward_scale
-            result.reward[0] = reward + result.series_result[0] * cfg.series_win_reward
-        return result
+            a = int(action_ids(action, 1)[0])
+        tally, cfg = self._tally, self.config
+        awaiting = bool(self.awaiting[0])
+        status = self._play_one(a, True, True) if awaiting else EPISODE_OVER
+        illegal = status == ILLEGAL
+        if illegal and cfg.illegal_action == "raise":
+            mask = self.engine.legal_action_mask(copy=False)
+            raise ValueError(illegal_message(action, _ONE, mask, self.engine.state.phase))
+        if illegal or not awaiting:  # no move: the step pays the pending hands alone
+            tally[0] = tally[1]
+            tally[1] = 0
+            tally[0, _ILLEGAL] = tally[0, _TERMINATED] = illegal
+        self.awaiting[0] = status == AGENT_TO_ACT
+        t = tally[0].tolist()
+        if illegal:
+            return float(np.float32(-cfg.illegal_penalty)), t
+        reward = t[_SCORE] / cfg.reward_scale + t[_SERIES] * cfg.series_win_reward
+        return float(np.float32(reward)), t
+
+    def _step_one(self, actions: np.ndarray) -> StepResult:
+        """``step`` for a single game (N = 1): ``step_one``'s scalars as a ``StepResult``."""
+        reward, tally = self.step_one(actions)
+        dtypes = StepResult.per_game_dtypes()
+        fields_ = {name: np.array([v], dtypes[name]) for name, v in zip(TALLY, tally, strict=True)}
+        return StepResult(reward=np.array([reward], np.float32), **fields_)
+
+    def _play_one(self, action: int, begin: bool, moving: bool) -> int:
+        """Play ``action`` and the opponent's answer in the one game (``one_game.play_one``).
+
+        A Python opponent (a bot, a model) is asked for each of its moves here; the
+        keyed random policy plays inside the kernel.
+
+        Returns:
+            ``AGENT_TO_ACT``, ``EPISODE_OVER`` or (``begin``: the agent's action was
+            illegal, nothing done) ``ILLEGAL``.
+        """
+        if self._play is None or self._play[2] is not self.engine.state:
+            self._play = self._play_entry()
+        play, args, _ = self._play
+        seat = int(self.agent_seat[0])
+        status = play(*args, seat, self._tally, begin, action, moving)
+        while status == OPPONENT_TO_ACT:
+            chosen = int(self._opponent_actions(_ROW0)[0])
+            status = play(*args, seat, self._tally, False, chosen, moving)
+        return status
+
+    def _play_entry(self) -> tuple:
+        """``play_one``'s compiled entry, its leading arguments and the state they hold."""
+        eng, table = self.engine, self.table
+        sheets = self.sheets
+        sheet = _NO_SHEET if sheets is None else (
+            sheets.scores, sheets.entered, sheets.boxes, sheets.game_winners,
+            sheets.finished, sheets.series_winner,
+        )  # fmt: skip
+        rules = self.rules
+        args = (
+            *eng.storage, eng.seeds, eng.hand_counter, bool(rules.allow_rediscard),
+            int(rules.max_turns_per_hand), sheets is not None, *sheet, int(rules.game_target),
+            bool(rules.stop_when_decided), getattr(table, "hands_played", _NO_COUNT),
+            self.opponent_moves, self._keyed,
+        )  # fmt: skip
+        entry = entry_point(play_one, *args, 0, self._tally, True, 0, True)
+        return entry, args, eng.state
+
+    def _run_fresh_one(self) -> None:
+        """``reset``'s run for a single game: the opponent moves until the agent is to act.
+
+        A hand (hand mode) or series the opponent ends before the agent's first move is
+        dealt again (counted in ``redeals``); hands it settles are paid with the next step.
+        """
+        while self._play_one(-1, False, False) != AGENT_TO_ACT:
+            self.redeals[0] += 1
+            self._tally[1] = 0
+            self.table.reset(_ONE)
+        self.awaiting[0] = True
+
+    def observe_one(self) -> tuple[np.ndarray, np.ndarray]:
+        """The one game's observation and int8 action mask, from one kernel.
+
+        ``observe()[0]`` (float32[obs_dim], a new array) and ``action_masks()[0]`` as int8
+        (all 0 when no episode is live).
+        """
+        if self._look is None or self._look[2] is not self.engine.state:
+            self._look = self._look_entry()
+        look, args, _ = self._look
+        obs = np.zeros((1, OBS_DIM), np.float32)
+        mask = np.empty(N_ACTIONS, np.int8)
+        look(*args, int(self.agent_seat[0]), bool(self.awaiting[0]), obs, mask)
+        if self.config.privileged:
+            extra = encode_privileged(self.engine, self.agent_seat[:1], _ROW0)
+            obs = np.concatenate([obs, extra], axis=1)
+        return obs[0], mask
+
+    def _look_entry(self) -> tuple:
+        """``observe_one``'s compiled entry, its leading arguments and the state they hold."""
+        eng, sheets, rules = self.engine, self.sheets, self.rules
+        if sheets is None:
+            target = 1.0
+            sheet = (_NO_SHEET[0], _NO_SHEET[1], _NO_SHEET[3], _NO_SHEET[4])
+        else:
+            target = float(rules.game_target)
+            sheet = (sheets.scores, sheets.entered, sheets.game_winners, sheets.finished)
+        args = (
+            *eng.storage, bool(rules.allow_rediscard), float(rules.max_turns_per_hand),
+            sheets is not None, target, *sheet,
+        )  # fmt: skip
+        obs = np.zeros((1, OBS_DIM), np.float32)
+        entry = entry_point(observe_one, *args, 0, True, obs, np.empty(N_ACTIONS, np.int8))
+        return entry, args, eng.state
 
     def _autoreset_one(self, result: StepResult) -> None:
         """``step``'s autoreset for a single game: keep its last observation, then reset.
@@ -493,28 +638,6 @@ class GinCore:
         result.final_obs = self.observe() if done else np.zeros((0, self.obs_dim), np.float32)
         if done:
             self.reset()
-
-    def _run_one(self, moving: bool, fresh: bool, result: StepResult | None) -> tuple[bool, bool]:
-        """``_run`` for a single game (N = 1, no autoreset), with Python scalars.
-
-        With one game, ``moving`` and ``fresh`` exclude each other, so each opponent move
-        is scored straight into ``result`` (moving) or ``_pending`` (fresh).
-        """
-        seat = self.agent_seat[0]
-        while True:
-            over = bool(self.table.finished[0])
-            if over and moving and result is not None:
-                moving = False
-                self._mark_end(result, _ONE)
-            if over and fresh:
-                self.redeals[0] += 1
-                self._pending.clear(_ONE)
-                self.table.reset(_ONE)
-            s = self.engine.state
-            if not (moving or fresh) or s.phase[0] == _OVER or s.current[0] == seat:
-                return moving, fresh
-            tally = result if moving and result is not None else self._pending
-            self._advance(_ONE, tally)
 
     def _restart(self, ended: np.ndarray, finals: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """Keep the last observations of the episodes ``ended`` (bool[N]), then restart them."""

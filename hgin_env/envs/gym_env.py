@@ -15,9 +15,13 @@ from hgin_env.envs import register_envs
 from hgin_env.envs.config import EnvConfig, make_env_config
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
 from hgin_env.envs.observation import OBS_DIM
+from hgin_env.envs.one_game import TALLY
 from hgin_env.envs.policy import Policy
 from hgin_env.envs.render import render_rgb, render_view
 
+_HANDS, _SCORE, _TERMINATED, _TRUNCATED = (
+    TALLY.index(name) for name in ("hands_ended", "hand_score", "terminated", "truncated")
+)
 #: upper bound of the observation entries (scores are capped at twice the game target)
 OBS_HIGH = 2.0
 
@@ -35,6 +39,20 @@ def action_space() -> spaces.Discrete:
 def result_info(result: StepResult, i: int) -> dict[str, Any]:
     """The per-step facts of game ``i`` as a plain info dict."""
     return {key: getattr(result, name)[i].item() for key, name in STEP_INFO.items()}
+
+
+def tally_info(tally: list[int]) -> dict[str, Any]:
+    """``result_info`` of a one-game step's tally (``GinCore.step_one``, ``TALLY`` order)."""
+    hands, score, outcome, result, knocked, series, illegal = tally[:7]
+    return {
+        "hands_ended": hands,
+        "hand_score": score,
+        "outcome": outcome,
+        "hand_result": result,
+        "agent_knocked": knocked == 1,
+        "series_result": series,
+        "illegal_action": illegal == 1,
+    }
 
 
 #: the render modes of every env here: ``"ansi"`` returns the text, ``"human"`` prints it,
@@ -186,7 +204,7 @@ class HollywoodGinEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = observation_space(self.core.obs_dim)
         self.action_space = action_space()
-        self._last: StepResult | None = None
+        self._last: list[int] | None = None  # the last step's tally (``GinCore.step_one``)
 
     @property
     def opponent(self) -> Policy:
@@ -210,25 +228,22 @@ class HollywoodGinEnv(gym.Env):
         self._last = None
         if self.render_mode == "human":
             self.render()
-        return self.core.observe()[0], self._info()
+        obs, mask = self.core.observe_one()
+        return obs, self._info(mask)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the agent's action, then the opponent's answer; see the class docstring."""
-        if not self.core.awaiting[0]:
+        core = self.core
+        if not core.awaiting[0]:
             raise RuntimeError("the episode is over (or was never started): call reset()")
-        result = self.core.step(np.asarray([action]))
-        self._last = result
-        info = self._info()
-        info.update(result_info(result, 0))
+        reward, tally = core.step_one(action)
+        self._last = tally
+        obs, mask = core.observe_one()
+        info = self._info(mask)
+        info.update(tally_info(tally))
         if self.render_mode == "human":
             self.render()
-        return (
-            self.core.observe()[0],
-            float(result.reward[0]),
-            bool(result.terminated[0]),
-            bool(result.truncated[0]),
-            info,
-        )
+        return obs, reward, bool(tally[_TERMINATED]), bool(tally[_TRUNCATED]), info
 
     def action_masks(self) -> np.ndarray:
         """bool[107]: the legal actions now (what ``MaskablePPO`` asks for)."""
@@ -243,17 +258,18 @@ class HollywoodGinEnv(gym.Env):
             return render_rgb(self.core.engine, self.core.sheets, 0, int(self.core.agent_seat[0]))
         text = render_view(self.core.engine, self.core.sheets, 0, int(self.core.agent_seat[0]))
         last = self._last
-        if last is not None and last.hands_ended[0] and self.core.awaiting[0]:
-            text += f"\nLast hand: your score {int(last.hand_score[0]):+d}"
+        if last is not None and last[_HANDS] and self.core.awaiting[0]:
+            text += f"\nLast hand: your score {last[_SCORE]:+d}"
         if self.render_mode == "human":
             print(text + "\n")
             return None
         return text
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, mask: np.ndarray) -> dict[str, Any]:
+        """The info of every step and reset: the int8 ``mask``, the seats."""
         core = self.core
         return {
-            "action_mask": info_mask(core.action_masks()[0]),
+            "action_mask": mask,
             "agent_seat": int(core.agent_seat[0]),
             "dealer": int(core.engine.dealer[0]),
         }

@@ -73,8 +73,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from hgin_env.engine.cards import N_CARDS
+from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.game import STOCK_AT_DEAL, GinEngine, Phase
-from hgin_env.engine.hollywood import ScoreSheets
+from hgin_env.engine.hollywood import N_GAMES, ScoreSheets
 from hgin_env.engine.jit import kernel
 from hgin_env.engine.melds import NO_DEADWOOD
 
@@ -446,3 +447,31 @@ def decode_observations(obs: np.ndarray) -> DecodedObservation:
         big_gin_bonus=points("rules_big_gin_bonus"),
         game_target=points("rules_game_target"),
     )
+
+
+def decode_sheets(observations: np.ndarray, rules: RulesConfig) -> ScoreSheets | None:
+    """The score sheets the observations show (seat 0 = the observer), None in hand mode.
+
+    The inverse of the encoder's Hollywood blocks: totals, entries, ended games and the
+    series winner; box counts are not observed (one box per game entered). Hand-mode
+    observations have no open game; then there is no sheet.
+    """
+    obs = plain_observations(observations)
+    L = OBS_LAYOUT
+    open_games = obs[:, L["open_games"]] > 0.5
+    if not open_games.any():
+        return None
+    target = float(rules.game_target)
+    sheets = ScoreSheets(obs.shape[0], rules)
+    mine = np.rint(obs[:, L["my_scores"]] * target).astype(np.int64)
+    theirs = np.rint(obs[:, L["opp_scores"]] * target).astype(np.int64)
+    sheets.scores = np.stack([mine, theirs], axis=1)
+    sheets.entered = np.stack([obs[:, L["my_entered"]], obs[:, L["opp_entered"]]], axis=1) > 0.5
+    sheets.boxes = sheets.entered.astype(np.int64)  # box counts are not observed
+    winner = np.where(mine >= rules.game_target, 0, np.where(theirs >= rules.game_target, 1, -1))
+    sheets.game_winners = np.where(open_games, -1, winner)
+    sheets.finished = np.asarray(~open_games.any(axis=1))
+    won = (sheets.game_winners[:, :, None] == np.arange(2)).sum(axis=1)  # [N, 2]
+    sheets.series_winner = np.where(sheets.finished & (won.max(axis=1) >= 2), won.argmax(1), -1)
+    assert sheets.scores.shape == (obs.shape[0], 2, N_GAMES)
+    return sheets

@@ -45,7 +45,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from hgin_env.engine.jit import entry_point, kernel
+from hgin_env.engine.jit import entry_point, inline_kernel, kernel
 from hgin_env.engine.keys import to_uniform
 from hgin_env.envs.spec import split_spec
 
@@ -108,25 +108,38 @@ def _pick(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     return _pick_legal(masks, uniform)
 
 
+@inline_kernel
+def pick_legal(mask: np.ndarray, uniform: float) -> int:
+    """The ``floor(uniform * count)``-th legal action of one bool mask (in id order), -1 if none."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    if count == 0:
+        return -1
+    pick = min(int(uniform * count), count - 1)
+    for a in range(mask.shape[0]):  # counted down without a branch per action
+        pick -= mask[a]
+        if pick < 0:
+            return a
+    return -1
+
+
 @kernel
 def _pick_legal(masks: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """int64[N]: row i's ``floor(uniform[i] * count_i)``-th legal action, -1 for none."""
-    n, width = masks.shape
-    flags = masks.view(np.uint8)  # 0 or 1: summed and counted down without branches
-    out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        count = 0
-        for a in range(width):
-            count += flags[i, a]
-        if count == 0:
-            continue
-        pick = min(int(uniform[i] * count), count - 1)
-        for a in range(width):
-            pick -= flags[i, a]
-            if pick < 0:
-                out[i] = a
-                break
+    out = np.full(masks.shape[0], -1, dtype=np.int64)
+    for i in range(masks.shape[0]):
+        out[i] = pick_legal(masks[i], uniform[i])
     return out
+
+
+def is_keyed_random(policy: object) -> bool:
+    """Whether ``policy`` is the built-in ``RandomPolicy``, whose keyed pick is ``pick_legal``.
+
+    The single-game env then plays its moves inside a compiled kernel (same keys, same
+    picks) instead of calling ``act``.
+    """
+    return type(policy) is RandomPolicy
 
 
 def needs_observations(policy: object) -> bool:

@@ -35,10 +35,9 @@ from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import check_seed
 from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.core import GinCore
-from hgin_env.envs.cores import make_games
+from hgin_env.envs.cores import make_games, render_game
 from hgin_env.envs.gym_env import action_space, observation_space, result_info
-from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
-from hgin_env.envs.render import render_view
+from hgin_env.envs.policy import Policy
 from hgin_env.envs.workers import check_workers
 
 RENDER_MODES = ("ansi", "human")
@@ -81,8 +80,6 @@ class HollywoodGinVecEnv(VecEnv):
         self.config = make_env_config(config, mode, **options)
         self.workers = check_workers(workers, n_envs)
         self.rules = make_rules(rules)
-        if self.workers > 1 and isinstance(opponent, str) and opponent not in registered_policies():
-            resolve_policy(opponent)  # raises: an unknown name fails here, not in a worker
         self._games = make_games(n_envs, self.workers, opponent, self.config, self.rules, seed)
         self.core: GinCore | None = getattr(self._games, "core", None)
         n, obs_dim = self._games.n, self._games.obs_dim
@@ -142,7 +139,8 @@ class HollywoodGinVecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
         self._actions = None
-        result, obs = self._games.step_wait()
+        result = self._games.step_wait()
+        obs = self._games.observe()
         done = result.terminated | result.truncated
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero((result.hands_ended > 0) | result.illegal):
@@ -226,8 +224,7 @@ class HollywoodGinVecEnv(VecEnv):
     # ------------------------------------------------------------------ rendering
     def render_game(self, i: int) -> str:
         """The text view of game ``i`` from the agent's seat."""
-        k = i // self._games.per
-        return self._games.call(k, _render_game, i - k * self._games.per)
+        return render_game(self._games, i)
 
     def render(self, mode: str | None = None) -> str | None:  # type: ignore[override]  # text frames ("ansi")
         """The view of game 0: returned (``"ansi"``) or printed (``"human"``)."""
@@ -239,8 +236,3 @@ class HollywoodGinVecEnv(VecEnv):
             print(text + "\n")
             return None
         return text
-
-
-def _render_game(core: GinCore, i: int) -> str:
-    """Game ``i`` of ``core`` as text, from the agent's seat."""
-    return render_view(core.engine, core.sheets, i, int(core.agent_seat[i]))

@@ -28,6 +28,12 @@ dicts included:
 
 ``reset(options={"reset_mask": mask})`` works in every mode (it also clears a pending
 next-step reset of the masked games).
+
+``workers=K`` (K > 1) steps the games in K worker processes of ``num_envs / K`` games
+each, through the same games interface as the SB3 ``VecEnv`` (``hgin_env.envs.cores``;
+docs/workers.md): same API, same observations, rewards, flags and infos in every autoreset
+mode whenever the opponent decides each game alone (a keyed policy); ``core`` is then None,
+``worker_pids`` lists the processes and ``close()`` stops them.
 """
 
 from __future__ import annotations
@@ -40,11 +46,12 @@ from gymnasium.vector.utils import batch_space
 
 from hgin_env.engine.config import RulesConfig
 from hgin_env.engine.keys import game_seeds
-from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config
+from hgin_env.envs.config import EnvConfig, check_render_mode, make_env_config, make_rules
 from hgin_env.envs.core import STEP_INFO, GinCore, StepResult
+from hgin_env.envs.cores import make_games, render_game
 from hgin_env.envs.gym_env import action_space, info_mask, observation_space
 from hgin_env.envs.policy import Policy
-from hgin_env.envs.render import render_view
+from hgin_env.envs.workers import check_workers
 
 
 def parse_autoreset_mode(value: AutoresetMode | str) -> AutoresetMode:
@@ -78,7 +85,18 @@ class HollywoodGinVectorEnv(VectorEnv):
         config: an ``EnvConfig`` (or dict); keyword options override its fields.
         autoreset_mode: ``NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED`` (see the
             module docstring), as an ``AutoresetMode`` or its name.
+        workers: processes stepping the games (1: this process; K > 1: K workers of
+            ``num_envs / K`` games, ``num_envs`` divisible by K).
         **options: ``EnvConfig`` fields (``reward_scale``, ``illegal_action``, ...).
+
+    Attributes:
+        core: the ``GinCore`` of the games (None with workers).
+        workers: the number of worker processes (1: none).
+
+    Raises:
+        ValueError: a bad option, ``workers`` count or opponent name (before any worker
+            starts).
+        EnvWorkerError: a worker that fails to start (the others are stopped).
     """
 
     metadata = {
@@ -97,17 +115,20 @@ class HollywoodGinVectorEnv(VectorEnv):
         seed: int | None = None,
         config: EnvConfig | dict | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        workers: int = 1,
         **options: Any,
     ) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.config = make_env_config(config, mode, **options)
-        self.core = GinCore(num_envs, opponent=opponent, config=self.config, rules=rules, seed=seed)
-        self.rules = self.core.rules
-        self.num_envs = self.core.n
+        self.workers = check_workers(workers, num_envs)
+        self.rules = make_rules(rules)
+        self._games = make_games(num_envs, self.workers, opponent, self.config, self.rules, seed)
+        self.core: GinCore | None = getattr(self._games, "core", None)
+        self.num_envs = self._games.n
         self.render_mode = render_mode
-        self.single_observation_space = observation_space(self.core.obs_dim)
+        self.single_observation_space = observation_space(self._games.obs_dim)
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -141,22 +162,21 @@ class HollywoodGinVectorEnv(VectorEnv):
                 f"If seeds are passed as a list the length must match num_envs={n} "
                 f"but got length={len(seed)}."
             )
-        core = self.core
+        games = self._games
         if mask is None:
             super().reset(seed=seed if isinstance(seed, int) else None)
             if isinstance(seed, int) or (seed is not None and None not in seed):
-                core.seed(seed if isinstance(seed, int) else np.asarray(seed, np.uint64))
+                games.seed(seed if isinstance(seed, int) else np.asarray(seed, np.uint64))
             elif seed is not None:
                 self._reseed(np.ones(n, bool), seed)
             self._autoreset[:] = False
-            core.reset()
-            return core.observe(), self._state_infos()
+            games.reset()
+            return games.observe(), self._state_infos()
         if seed is not None:
             self._reseed(mask, seed)
         self._autoreset[mask] = False
-        core.awaiting[mask] = False  # a live episode of a masked game is abandoned
-        core.reset(mask)
-        return core.observe(), self._state_infos(mask)
+        games.reset(mask)  # a live episode of a masked game is abandoned
+        return games.observe(), self._state_infos(mask)
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
         """The checked ``options["reset_mask"]`` (Gymnasium's rules), or None."""
@@ -182,7 +202,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         seeds = list(game_seeds(seed, self.num_envs)) if isinstance(seed, int) else list(seed)
         rows = [i for i in np.flatnonzero(mask) if seeds[i] is not None]
         if rows:
-            self.core.reseed(np.array(rows), np.array([seeds[i] for i in rows], np.uint64))
+            self._games.reseed(np.array(rows), np.array([seeds[i] for i in rows], np.uint64))
 
     def step(
         self, actions: np.ndarray
@@ -193,22 +213,24 @@ class HollywoodGinVectorEnv(VectorEnv):
             ValueError: an illegal action, or (``DISABLED``) an action for a game whose
                 episode ended and was not reset.
         """
-        core, n = self.core, self.num_envs
+        games, n = self._games, self.num_envs
         mode = self.autoreset_mode
-        if mode == AutoresetMode.DISABLED and not core.awaiting.all():
-            games = np.flatnonzero(~core.awaiting)[:10].tolist()
+        if mode == AutoresetMode.DISABLED and not games.awaiting.all():
+            ended = np.flatnonzero(~games.awaiting)[:10].tolist()
             raise ValueError(
-                f"games {games} have no live episode (autoreset_mode DISABLED): restart them "
+                f"games {ended} have no live episode (autoreset_mode DISABLED): restart them "
                 "with reset(options={'reset_mask': terminations | truncations})"
             )
         restart = self._autoreset.copy()  # NEXT_STEP only: the games this step resets
-        result = core.step(actions)  # games without a live episode ignore their action
+        games.step_async(actions, autoreset=False)  # games without a live episode ignore theirs
+        result = games.step_wait()
         done = result.terminated | result.truncated
         stepped = ~restart
         final: dict[str, Any] = {}
         if mode == AutoresetMode.SAME_STEP and done.any():
             final_obs = np.full(n, None, dtype=object)
-            for i, obs in zip(np.flatnonzero(done), core.final_observations(done), strict=True):
+            rows = np.flatnonzero(done)
+            for i, obs in zip(rows, games.observe(rows), strict=True):
                 final_obs[i] = obs
             final = {
                 "final_obs": final_obs,
@@ -216,10 +238,10 @@ class HollywoodGinVectorEnv(VectorEnv):
                 "final_info": {**self._state_infos(done), **_step_infos(result, done)},
                 "_final_info": done.copy(),
             }
-            core.reset(done)
+            games.reset(done)
             stepped = ~done  # the reset games carry the reset's info only
         if restart.any():
-            core.reset(restart)
+            games.reset(restart)
         self._autoreset = done if mode == AutoresetMode.NEXT_STEP else np.zeros(n, bool)
         infos = self._state_infos()
         if stepped.any():
@@ -229,32 +251,39 @@ class HollywoodGinVectorEnv(VectorEnv):
         terminated, truncated = result.terminated.copy(), result.truncated.copy()
         reward[restart] = 0.0
         terminated[restart] = truncated[restart] = False
-        return core.observe(), reward, terminated, truncated, infos
+        return games.observe(), reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """bool[N, 107]: each game's legal actions (all false for a game whose episode ended)."""
-        return self.core.action_masks()
+        return self._games.action_masks()
 
     def render(self) -> tuple[str, ...] | None:  # type: ignore[override]  # text frames
         """Each game's view from the agent's seat (``"ansi"``), or print game 0 (``"human"``)."""
-        core = self.core
         if self.render_mode is None:
             return None
         if self.render_mode == "human":
-            print(render_view(core.engine, core.sheets, 0, int(core.agent_seat[0])) + "\n")
+            print(render_game(self._games, 0) + "\n")
             return None
-        return tuple(
-            render_view(core.engine, core.sheets, i, int(core.agent_seat[i]))
-            for i in range(self.num_envs)
-        )
+        return tuple(render_game(self._games, i) for i in range(self.num_envs))
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """The worker processes' ids (empty without workers)."""
+        return self._games.pids
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Stop the worker processes (nothing to release without workers)."""
+        games = getattr(self, "_games", None)  # None: the constructor failed before them
+        if games is not None:
+            games.close()
 
     def _state_infos(self, present: np.ndarray | None = None) -> dict[str, Any]:
         """The reset infos (mask, seat, dealer) of the ``present`` games (default: all)."""
-        core = self.core
+        games = self._games
         values = {
-            "action_mask": info_mask(core.action_masks()),
-            "agent_seat": core.agent_seat.astype(np.int64),
-            "dealer": core.engine.dealer.astype(np.int64),
+            "action_mask": info_mask(games.action_masks()),
+            "agent_seat": games.agent_seat.astype(np.int64),
+            "dealer": games.dealer.astype(np.int64),
         }
         return _with_masks(values, present)
 

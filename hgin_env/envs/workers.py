@@ -1,6 +1,7 @@
 """Env worker processes: K processes, each stepping a batched ``GinCore`` of ``n / K`` games.
 
-``HollywoodGinVecEnv(n_envs, ..., workers=K)`` uses this module for K > 1. Worker k owns
+``HollywoodGinVecEnv(n_envs, ..., workers=K)`` and ``HollywoodGinVectorEnv(num_envs, ...,
+workers=K)`` use this module for K > 1 (through ``hgin_env.envs.cores.make_games``). Worker k owns
 games ``[k * n / K, (k + 1) * n / K)``: a ``GinCore`` of those games with exactly the
 per-game seeds they have in one process, and its own opponent (a policy name is resolved
 in the worker; a policy object is pickled to it, cut to the worker's games first when it
@@ -18,8 +19,8 @@ needed is small: one shared-memory block and a command pipe per worker.
 
 Data path: one ``multiprocessing.shared_memory`` block holds every per-step array (the
 actions in; observations, masks, rewards, done flags, the step's hand results, the last
-observations of finished episodes, seats, episode counters, and the opponent's per-game
-state when it has a ``per_game_state()`` method) as numpy views; each worker writes its
+observations of finished episodes, seats, dealers, episode counters, and the opponent's
+per-game state when it has a ``per_game_state()`` method) as numpy views; each worker writes its
 rows in place. The pipes carry only short commands and acknowledgements (no per-step
 pickles). The block's name is unlinked as soon as every worker has mapped it, so nothing
 is left in ``/dev/shm`` however the processes end.
@@ -143,6 +144,7 @@ def _layout(n: int, obs_dim: int, state_names: Sequence[str]) -> list[tuple[str,
         ("awaiting", "bool", (n,)),
         ("phase", "int8", (n,)),
         ("agent_seat", "int8", (n,)),
+        ("dealer", "int8", (n,)),
         ("episodes", "int64", (n,)),
     ]
     arrays += [(name, np.dtype(t).name, (n,)) for name, t in RESULT_FIELDS.items()]
@@ -222,6 +224,7 @@ class EnvWorkers:
         self._broken: str | None = None
         self._in_flight = False
         self._started: set[int] = set()  # workers started in the step in flight
+        self._autoreset = True  # the step in flight restarts the episodes that end
         self._shm: SharedMemory | None = None
         self.buf: dict[str, np.ndarray] = {}
         self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns)
@@ -270,9 +273,10 @@ class EnvWorkers:
         """The worker processes' ids, by worker index."""
         return [p.pid for p in self._procs]
 
-    def observe(self) -> np.ndarray:
-        """float32[n, obs_dim]: the agent's observations (a copy)."""
-        return self.buf["obs"].copy()
+    def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """float32[M, obs_dim]: copies of the observations of all games or the int[M] ``rows``."""
+        obs = self.buf["obs"]
+        return obs.copy() if rows is None else obs[np.asarray(rows, np.int64)]
 
     def action_masks(self) -> np.ndarray:
         """bool[n, 107]: the agent's legal actions (a copy)."""
@@ -288,26 +292,57 @@ class EnvWorkers:
         """int8[n]: the agent's seat per game (a live view)."""
         return self.buf["agent_seat"]
 
+    @property
+    def dealer(self) -> np.ndarray:
+        """int8[n]: the dealer of each game's current hand (a live view)."""
+        return self.buf["dealer"]
+
+    @property
+    def awaiting(self) -> np.ndarray:
+        """bool[n]: games waiting for an agent action (a live view)."""
+        return self.buf["awaiting"]
+
     def opponent_state(self) -> dict[str, np.ndarray]:
         """The opponent's per-game state arrays (live views of every game, by name)."""
         return {name: self.buf[f"state/{name}"] for name in self.state_names}
 
     # ------------------------------------------------------------------ commands
-    def seed(self, seeds: np.ndarray) -> None:
-        """Give the games new per-game seeds (uint64[n]); call ``reset`` next."""
-        seeds = np.asarray(seeds, np.uint64)
-        self._ready()
-        for k, conn in enumerate(self._conns):
-            lo, hi = self.bounds(k)
-            self._send(k, conn, ("seed", seeds[lo:hi]))
-        self._gather(range(self.k))
+    def seed(self, seed: int | np.ndarray) -> None:
+        """Give the games new seeds, as ``GinCore.seed``; call ``reset`` next.
 
-    def reset(self) -> None:
-        """Start a new episode in every game."""
+        Args:
+            seed: an int (game i gets ``seed + i``; each worker's opponent is reseeded with
+                it, as in one process) or uint64[n] per-game seeds.
+        """
+        seeds = game_seeds(seed, self.n)
+        policy_seed = int(seed) if isinstance(seed, int | np.integer) else None
         self._ready()
-        self._broadcast("reset")
+        self._each(range(self.k), lambda k, lo, hi: ("seed", seeds[lo:hi], policy_seed))
 
-    def step_async(self, actions: np.ndarray, workers: Sequence[int] | None = None) -> None:
+    def reseed(self, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """Give the games ``rows`` (int[M]) new seeds, as ``GinCore.reseed``; reset them next."""
+        rows, seeds = np.asarray(rows, np.int64), np.asarray(seeds, np.uint64)
+        owner = rows // self.per
+        ks = [int(k) for k in np.unique(owner)]
+        self._ready()
+        self._each(ks, lambda k, lo, hi: ("reseed", rows[owner == k] - lo, seeds[owner == k]))
+
+    def reset(self, mask: np.ndarray | None = None) -> None:
+        """Start a new episode in the selected games (bool[n]; default: all)."""
+        self._ready()
+        if mask is None:
+            self._broadcast("reset", None)
+            return
+        mask = np.asarray(mask, bool)
+        ks = [k for k in range(self.k) if mask[slice(*self.bounds(k))].any()]
+        self._each(ks, lambda k, lo, hi: ("reset", mask[lo:hi]))
+
+    def step_async(
+        self,
+        actions: np.ndarray,
+        workers: Sequence[int] | None = None,
+        autoreset: bool = True,
+    ) -> None:
         """Check the actions (as ``GinCore.step`` does) and start the step in the workers.
 
         Args:
@@ -315,6 +350,8 @@ class EnvWorkers:
             workers: start only these workers (their games' rows of ``actions`` are used);
                 the others may be started by later calls, before ``step_wait``, which
                 returns once every worker has stepped. Default: all.
+            autoreset: restart the episodes that end within the step (``GinCore.step``);
+                pass the same value to every call of one step.
 
         Raises:
             ValueError: wrong shape or dtype, or an illegal action with
@@ -339,11 +376,16 @@ class EnvWorkers:
         self.buf["actions"][rows] = a[rows]
         self._in_flight = True
         self._started.update(ks)
+        self._autoreset = autoreset
         for k in ks:
-            self._send(k, self._conns[k], ("step",))
+            self._send(k, self._conns[k], ("step", autoreset))
 
-    def step_wait(self) -> tuple[StepResult, np.ndarray]:
-        """Wait for the step: its ``StepResult`` (``final_*`` set) and observations (copies)."""
+    def step_wait(self) -> StepResult:
+        """Wait for the step: its ``StepResult`` (a copy; ``final_*`` set with autoreset).
+
+        The observations and masks after the step are then ``observe()`` and
+        ``action_masks()``.
+        """
         if len(self._started) < self.k:
             missing = sorted(set(range(self.k)) - self._started)
             raise RuntimeError(f"step_wait() before step_async() started workers {missing}")
@@ -352,9 +394,10 @@ class EnvWorkers:
         self._started = set()
         b = self.buf
         result = StepResult(**{name: b[name].copy() for name in RESULT_FIELDS})
-        result.final_rows = np.flatnonzero(result.terminated | result.truncated)
-        result.final_obs = b["final_obs"][result.final_rows]
-        return result, b["obs"].copy()
+        if self._autoreset:
+            result.final_rows = np.flatnonzero(result.terminated | result.truncated)
+            result.final_obs = b["final_obs"][result.final_rows]
+        return result
 
     def for_each(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
         """``fn(core, *args)`` in every worker (``core``: its ``GinCore``); the results.
@@ -400,6 +443,12 @@ class EnvWorkers:
         for k, conn in enumerate(self._conns):
             self._send(k, conn, message)
         return self._gather(range(self.k))
+
+    def _each(self, ks: Sequence[int] | range, message: Callable[[int, int, int], tuple]) -> None:
+        """Send worker k (for k in ``ks``) ``message(k, lo, hi)``; wait for their replies."""
+        for k in ks:
+            self._send(k, self._conns[k], message(k, *self.bounds(k)))
+        self._gather(ks)
 
     def _gather(self, ks: Sequence[int] | range, step: bool = False) -> list[Any]:
         """Each listed worker's reply, in order; raise once all have answered or one died."""
@@ -530,13 +579,33 @@ class _HasPerGameState(Protocol):
         ...
 
 
-def _publish(core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list[str]) -> None:
-    """Write the worker's games' state after a reset or a step into the shared block."""
-    buf["obs"][rows] = core.observe()
+def _publish(
+    core: GinCore,
+    buf: dict[str, np.ndarray],
+    rows: slice,
+    names: list[str],
+    changed: np.ndarray | None = None,
+) -> None:
+    """Write the worker's games' state after a reset or a step into the shared block.
+
+    Args:
+        core: the worker's core.
+        buf: the shared block's arrays.
+        rows: the worker's games in the block.
+        names: the opponent's per-game state arrays to share.
+        changed: bool[per], the only games whose observations may have changed (a partial
+            reset); default: all of them.
+    """
+    if changed is None:
+        buf["obs"][rows] = core.observe()
+    elif changed.any():
+        local = np.flatnonzero(changed)
+        buf["obs"][rows.start + local] = core.observe(local)
     buf["masks"][rows] = core.action_masks()
     buf["awaiting"][rows] = core.awaiting
     buf["phase"][rows] = core.engine.state.phase
     buf["agent_seat"][rows] = core.agent_seat
+    buf["dealer"][rows] = core.engine.dealer
     buf["episodes"][rows] = core.episodes
     if names:
         state = cast(_HasPerGameState, core.opponent).per_game_state()  # names: it has one
@@ -544,11 +613,14 @@ def _publish(core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list
             buf[f"state/{name}"][rows] = state[name]
 
 
-def _step(core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list[str]) -> None:
-    result = core.step(buf["actions"][rows], autoreset=True)
+def _step(
+    core: GinCore, buf: dict[str, np.ndarray], rows: slice, names: list[str], autoreset: bool
+) -> None:
+    result = core.step(buf["actions"][rows], autoreset=autoreset)
     for name in RESULT_FIELDS:
         buf[name][rows] = getattr(result, name)
-    buf["final_obs"][rows.start + result.final_rows] = result.final_obs
+    if result.final_rows is not None:
+        buf["final_obs"][rows.start + result.final_rows] = result.final_obs
     _publish(core, buf, rows, names)
 
 
@@ -600,14 +672,20 @@ def _worker_main(
             command, *args = conn.recv()
             try:
                 if command == "step":
-                    _step(core, buf, rows, names)
+                    _step(core, buf, rows, names, autoreset=args[0])
                     reply = None
                 elif command == "reset":
-                    core.reset()
-                    _publish(core, buf, rows, names)
+                    (mask,) = args
+                    core.reset(mask)
+                    _publish(core, buf, rows, names, changed=mask)
                     reply = None
                 elif command == "seed":
-                    core.seed(args[0])
+                    seeds, policy_seed = args
+                    _reseed_policy(core, policy_seed)
+                    core.seed(seeds)
+                    reply = None
+                elif command == "reseed":
+                    core.reseed(*args)
                     reply = None
                 elif command == "call":
                     fn, fn_args = args
@@ -628,6 +706,13 @@ def _worker_main(
         if shm is not None:
             with contextlib.suppress(BufferError):
                 shm.close()
+
+
+def _reseed_policy(core: GinCore, seed: int | None) -> None:
+    """Reseed the opponent with the int seed of the games, as ``GinCore.seed(int)`` does."""
+    reseed = getattr(core.opponent, "seed", None)
+    if seed is not None and callable(reseed):
+        reseed(seed)
 
 
 def _reply_error(conn: connection.Connection, exc: BaseException) -> None:

@@ -4,11 +4,13 @@ A model file is code (a MaskablePPO ``.zip`` is unpickled when it loads), so the
 loads only what its own command line pointed at. ``PolicyCatalog`` lists:
 
 - the registered bots (``random``, ``simple``, ``expert``, ...);
-- the shipped models (``models/<name>/model.zip``: ``ppo-cards``);
-- the models found under the folders given with ``--models DIR``: every ``*.zip`` below
-  the folder as ``DIR/<path without .zip>`` and every folder holding ``model.zip`` as
-  ``DIR/<folder path>`` (``DIR`` is the folder's own name, so ``--models runs/`` lists
-  ``runs/quickstart__1/final_model``);
+- the shipped models (``models/<name>/``: ``ppo-cards``, ...);
+- the models found under the folders given with ``--models DIR``: every folder holding
+  ``hgin_policy.json`` (a run's ``final_model/``: data, it loads without trust) as
+  ``DIR/<folder path>``, every ``*.zip`` below the folder as ``DIR/<path without .zip>``
+  and every folder holding ``model.zip`` as ``DIR/<folder path>`` (``DIR`` is the
+  folder's own name, so ``--models runs/`` lists ``runs/quickstart__1/final_model``); where
+  a run holds both ``final_model/`` and ``final_model.zip``, the name is the folder's;
 - the command line's opponent, under the name it was given (a path typed by the user
   who started the server).
 
@@ -35,6 +37,7 @@ from agents.policies.model import (
     load_policy,
     shipped_models,
 )
+from agents.policies.saved import POLICY_FILE
 from hgin_env.envs.policy import Policy, registered_policies, resolve_policy
 
 #: what an unknown name may look like to be quoted back (a path or a long text is not)
@@ -81,14 +84,15 @@ def found_models(folder: Path) -> dict[str, Path]:
         raise ValueError(f"--models {folder}: not a directory")
     prefix = folder.resolve().name or "models"
     found: dict[str, Path] = {}
+    for spec in sorted(folder.rglob(POLICY_FILE)):
+        if spec.is_file() and len(found) < MAX_FOUND:
+            found["/".join((prefix, *spec.parent.relative_to(folder).parts))] = spec.parent
     for path in sorted(folder.rglob("*.zip")):
-        if not path.is_file():
+        if not path.is_file() or len(found) >= MAX_FOUND:
             continue
         rel = path.relative_to(folder)
         parts = rel.parent.parts if path.name == MODEL_FILE else rel.with_suffix("").parts
-        found["/".join((prefix, *parts))] = path
-        if len(found) >= MAX_FOUND:
-            break
+        found.setdefault("/".join((prefix, *parts)), path)
     return found
 
 

@@ -135,8 +135,8 @@ def play(hands: int, seed: int, mode: str, samples: int, oracle: str) -> None:
         if mine.size:
             obs = encode_observations(eng, current, sheets=sheets)[mine]
             actions[mine] = net.act(obs, masks[mine])
-            search = mine[eng.state.phase[mine] == Phase.DISCARD] if mode == "search" else []
-            if len(search):
+            search = mine[eng.state.phase[mine] == Phase.DISCARD] if mode == "search" else mine[:0]
+            if search.size:
                 values = rollout_values(
                     eng, search, masks[search], samples, oracle, rng, rollout_bot
                 )

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.bots.features import meld_with
 from agents.search.worlds import SeenPosition
 from hgin_env.engine.cards import CARD_VALUE
 from hgin_env.engine.game import HandState
+from hgin_env.engine.melds import meld_with
 
 
 def world_weights(seen: SeenPosition, worlds: HandState, evidence: float) -> np.ndarray:

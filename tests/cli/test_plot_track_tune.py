@@ -47,6 +47,7 @@ def test_track_offline_writes_a_wandb_run_with_synced_tensorboard(tiny_run):
     assert b"eval/hand_win_rate" in data  # TensorBoard synced
     assert b"tiny" in data and b"total_timesteps" in data  # the config
     assert b"run-tracked" in data and b"final_model.zip" in data  # the run folder artifact
+    assert b"final_model/hgin_policy.json" in data  # and the model as data
 
 
 def test_a_training_run_folder_records_its_provenance(tiny_run):

@@ -173,3 +173,13 @@ def test_uniforms_lie_in_the_unit_interval_and_the_shifted_ones_exclude_zero() -
     assert opened[0] > 0.0 and opened[1] <= 1.0
     uniforms = keys.key_uniforms(np.arange(4, dtype=np.uint64), 3, offset=2)
     assert uniforms.shape == (4, 3) and np.all((uniforms >= 0) & (uniforms < 1))
+
+
+def test_key_uniforms_are_the_top_bits_of_the_splitmix_sequence() -> None:
+    """Entry (i, j) is to_uniform(mix64(key_i + (offset + j + 1) * GOLDEN)), bit for bit."""
+    k = np.array([0, 1, 2**63, 2**64 - 1, 0x1234_5678_9ABC_DEF0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        steps = np.arange(8, 8 + 300, dtype=np.uint64) * keys.GOLDEN
+        want = keys.to_uniform(keys.mix64(k[:, None] + steps[None, :]))
+    got = keys.key_uniforms(k, 300, offset=7)
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))

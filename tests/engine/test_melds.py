@@ -6,6 +6,8 @@ the brute-force reference in ``tests/engine/reference_melds.py``.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import reference_melds as ref
@@ -13,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hgin_env.engine import melds
-from hgin_env.engine.cards import CARD_VALUE, card_id, format_cards, parse_card_list, parse_cards
+from hgin_env.engine.cards import (
+    CARD_VALUE,
+    N_CARDS,
+    card_id,
+    format_cards,
+    parse_card_list,
+    parse_cards,
+)
 from hgin_env.engine.melds import (
     DISCARD_LOSS,
     MASK_VALUE,
@@ -25,6 +34,7 @@ from hgin_env.engine.melds import (
     best_melds,
     deadwood_after_discard,
     knock_discards,
+    meld_with,
     min_deadwood,
 )
 
@@ -549,3 +559,24 @@ def test_best_melds_refuses_a_batch() -> None:
         melds.best_melds(hands)
     found, loose = melds.best_melds(hands[0])
     assert len(found) == 3 and loose == parse_card_list("TS")
+
+
+def test_meld_with_matches_enumerated_melds() -> None:
+    """``meld_with`` is true exactly when some 3-card meld joins the card to two held cards."""
+    rng = np.random.default_rng(0)
+    hands = np.zeros((300, N_CARDS), bool)
+    for h in hands:
+        h[rng.choice(N_CARDS, rng.integers(3, 16), replace=False)] = True
+    got = meld_with(hands)
+    for h, row in zip(hands, got, strict=True):
+        for c in range(N_CARDS):
+            suit, rank = divmod(c, 13)
+            others = [s * 13 + rank for s in range(4) if s != suit]
+            sets = [pair for pair in itertools.combinations(others, 2)]
+            runs = [
+                (suit * 13 + rank + i, suit * 13 + rank + j)
+                for i, j in ((-2, -1), (-1, 1), (1, 2))
+                if 0 <= rank + i < 13 and 0 <= rank + j < 13
+            ]
+            want = any(h[x] and h[y] for x, y in sets + runs)
+            assert row[c] == want, (np.flatnonzero(h), c)

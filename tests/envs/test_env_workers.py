@@ -1,4 +1,8 @@
-"""Env worker processes: K workers play the games of one process; they never outlive it."""
+"""Env worker processes: K workers play the games of one process; they never outlive it.
+
+Both vector envs get them: the SB3 ``VecEnv`` and the Gymnasium ``VectorEnv`` (in each
+autoreset mode).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,14 @@ import sys
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import yaml
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.vector import AutoresetMode
 from helpers.actions import knock_or_legal
+from helpers.processes import sockets
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -29,6 +37,7 @@ from agents.training.sb3.runner import train
 from hgin_env.engine.config import RulesConfig
 from hgin_env.envs.policy import RandomPolicy
 from hgin_env.envs.sb3_vec_env import HollywoodGinVecEnv
+from hgin_env.envs.vector_env import HollywoodGinVectorEnv
 from hgin_env.envs.workers import EnvWorkerError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,6 +252,146 @@ def test_bad_worker_counts_and_names_fail_before_any_process_starts():
         HollywoodGinVecEnv(4, workers=0)
     with pytest.raises(ValueError, match="unknown policy"):
         HollywoodGinVecEnv(4, opponent="nobody", workers=2)
+
+
+# ---------------------------------------------------------------------- the Gymnasium VectorEnv
+MODES = list(AutoresetMode)
+
+
+@pytest.fixture
+def vector_envs():
+    """A factory of Gymnasium VectorEnvs that are closed after the test, pass or fail."""
+    made: list[HollywoodGinVectorEnv] = []
+
+    def make(*args, **kwargs) -> HollywoodGinVectorEnv:
+        made.append(HollywoodGinVectorEnv(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for env in made:
+        env.close()
+
+
+def assert_same_vector(a: tuple, b: tuple) -> None:
+    """Two VectorEnv step (or reset) returns agree: every array, every info entry exactly."""
+    *arrays_a, info_a = a
+    *arrays_b, info_b = b
+    for x, y in zip(arrays_a, arrays_b, strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert info_a.keys() == info_b.keys()
+    for key in info_a:
+        assert data_equivalence(info_a[key], info_b[key]), key
+
+
+def play_both_vector(one, many, steps: int, seed: int) -> int:
+    """Step two VectorEnvs alike (restarting ended games when DISABLED); the episodes ended."""
+    rng, ended = np.random.default_rng(seed), 0
+    masks = one.action_masks()
+    for _ in range(steps):
+        np.testing.assert_array_equal(masks, many.action_masks())
+        actions = knock_or_legal(masks, rng)
+        result = one.step(actions)
+        assert_same_vector(result, many.step(actions))
+        done = result[2] | result[3]
+        ended += int(done.sum())
+        if one.autoreset_mode == AutoresetMode.DISABLED and done.any():
+            assert_same_vector(
+                one.reset(options={"reset_mask": done}), many.reset(options={"reset_mask": done})
+            )
+        masks = one.action_masks()
+    return ended
+
+
+@pytest.mark.parametrize("case", ["hand", "series"])
+@pytest.mark.parametrize("mode", MODES, ids=[m.name for m in MODES])
+def test_vector_env_workers_play_the_games_of_one_process(vector_envs, case, mode):
+    """K workers give one process's observations, rewards, flags and infos in each mode."""
+    one = vector_envs(N, opponent="simple", autoreset_mode=mode, **CASES[case])
+    many = vector_envs(N, opponent="simple", autoreset_mode=mode, workers=K, **CASES[case])
+    assert many.core is None and len(set(many.worker_pids)) == K and not one.worker_pids
+    assert_same_vector(one.reset(seed=SEED), many.reset(seed=SEED))
+    assert play_both_vector(one, many, 60 if case == "hand" else 120, seed=3) > 2
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m.name for m in MODES])
+def test_vector_env_workers_reseed_and_restart_some_games_alike(vector_envs, mode):
+    """Seeds by int or by list (None: keep), with and without a reset mask, reach every worker."""
+    one = vector_envs(N, autoreset_mode=mode, seed=SEED, **CASES["hand"])
+    many = vector_envs(N, autoreset_mode=mode, seed=SEED, workers=4, **CASES["hand"])
+    seeds = [7, None, 8, None, 9, 10, None, 11]
+    assert_same_vector(one.reset(seed=seeds), many.reset(seed=seeds))
+    play_both_vector(one, many, 5, seed=1)
+    mask = np.array([True, False, False, True, False, False, True, True])
+    if mode == AutoresetMode.DISABLED:  # a game whose episode ended must restart too
+        mask |= ~one.core.awaiting
+    for seed in (40, seeds, None):
+        assert_same_vector(
+            one.reset(seed=seed, options={"reset_mask": mask}),
+            many.reset(seed=seed, options={"reset_mask": mask.copy()}),
+        )
+        play_both_vector(one, many, 3, seed=2)
+    assert_same_vector(one.reset(seed=99), many.reset(seed=99))
+    assert play_both_vector(one, many, 40, seed=4) > 0
+
+
+def test_vector_env_workers_render_and_refuse_bad_input_as_one_process(vector_envs):
+    """Views, an illegal action's error, DISABLED's refusal and bad options match one process."""
+    one = vector_envs(N, autoreset_mode="DISABLED", render_mode="ansi", **CASES["hand"])
+    many = vector_envs(N, autoreset_mode="DISABLED", render_mode="ansi", workers=K,
+                       **CASES["hand"])  # fmt: skip
+    one.reset(seed=SEED)
+    many.reset(seed=SEED)
+    assert many.render() == one.render()
+    for bad in (np.full(N, 107), np.zeros(N + 1, np.int64)):
+        with pytest.raises(ValueError) as expected:
+            one.step(bad)
+        with pytest.raises(ValueError) as got:
+            many.step(bad)
+        assert str(got.value) == str(expected.value)
+    rng = np.random.default_rng(0)
+    while not (~one.core.awaiting).any():
+        actions = knock_or_legal(one.action_masks(), rng)
+        assert_same_vector(one.step(actions), many.step(actions))
+    with pytest.raises(ValueError, match="no live episode") as expected:
+        one.step(knock_or_legal(one.action_masks(), rng))
+    with pytest.raises(ValueError, match="no live episode") as got:
+        many.step(knock_or_legal(many.action_masks(), rng))
+    assert str(got.value) == str(expected.value)
+    with pytest.raises(ValueError, match="divisible"):
+        HollywoodGinVectorEnv(10, workers=3)
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        HollywoodGinVectorEnv(4, workers=0)
+    with pytest.raises(ValueError, match="unknown policy"):
+        HollywoodGinVectorEnv(4, opponent="nobody", workers=2)
+
+
+def test_vector_env_workers_hold_no_socket_and_end_with_close():
+    """make_vec passes workers; they talk through pipes (no socket) and close() ends them."""
+    env = gym.make_vec("HollywoodGin-v1", num_envs=4, workers=2)
+    try:
+        pids = env.unwrapped.worker_pids
+        assert len(pids) == 2 and all(alive(p) for p in pids)
+        env.reset(seed=0)
+        env.step(knock_or_legal(env.unwrapped.action_masks(), np.random.default_rng(0)))
+        assert sockets([os.getpid(), *pids]) == []
+    finally:
+        env.close()
+    env.close()
+    assert not wait_gone(pids)
+
+
+def test_a_killed_vector_env_worker_gives_an_error_naming_it(vector_envs):
+    """A SIGKILLed worker of the VectorEnv: the next step names it; close() ends the rest."""
+    env = vector_envs(N, workers=K)
+    env.reset(seed=SEED)
+    pid = env.worker_pids[0]
+    os.kill(pid, signal.SIGKILL)
+    assert not wait_gone([pid])
+    with pytest.raises(EnvWorkerError, match=rf"env worker 0 \(pid {pid}.*SIGKILL"):
+        env.step(knock_or_legal(env.action_masks(), np.random.default_rng(0)))
+    others = env.worker_pids
+    env.close()
+    assert not wait_gone(others)
 
 
 # ---------------------------------------------------------------------- failures

@@ -4,6 +4,9 @@
 of several games takes the batched one. Game i of a batch seeded s must equal a single
 game seeded s + i in every field of every step's result and in its observations, with
 a keyed opponent and a bot, in hand and series mode, and with illegal actions penalized.
+The Gymnasium env (its compiled one-game steps, ``hgin_env.envs.one_game``) equals
+game 0 of a batch in observations, rewards, episode ends and infos over thousands of
+steps, in both modes and under several rules options.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import numpy as np
 import pytest
 
 from hgin_env.envs.core import GinCore, StepResult
+from hgin_env.envs.gym_env import HollywoodGinEnv, info_mask, result_info
 
 
 def per_game(result: StepResult, i: int) -> dict:
@@ -64,3 +68,70 @@ def test_single_games_equal_the_games_of_a_batch(mode, opponent, autoreset):
             assert one.redeals[0] == batch.redeals[i]
             assert one.agent_seat[0] == batch.agent_seat[i]
     assert ended >= n
+
+
+@pytest.mark.parametrize(
+    ("options", "steps"),
+    [
+        ({"mode": "hand"}, 3000),
+        ({"mode": "series", "rules": {"game_target": 25}, "illegal_action": "penalize"}, 3000),
+        (
+            {
+                "mode": "hand",
+                "rules": {"knock_limit": 25, "big_gin_bonus": 50, "allow_rediscard": True},
+                "agent_seat": "alternate",
+                "illegal_action": "penalize",
+            },
+            3000,
+        ),
+        ({"mode": "hand", "rules": {"max_turns_per_hand": 12}}, 2000),
+        (
+            {
+                "mode": "series",
+                "rules": {"game_target": 30, "stop_when_decided": False},
+                "rules_mix": [{"gin_bonus": 10}, {"knock_limit": 20, "weight": 2}],
+            },
+            3000,
+        ),
+        ({"mode": "series", "opponent": "simple", "rules": {"game_target": 40}}, 600),
+    ],
+)
+def test_gym_env_plays_game_0_of_a_batched_core(options, steps):
+    """The Gymnasium env's compiled steps equal game 0 of a batched core, field by field."""
+    env = HollywoodGinEnv(**options)
+    batch = GinCore(3, seed=21, **options)
+    obs, info = env.reset(seed=21)
+    batch.reset()
+    rng = np.random.default_rng(4)
+    penalize = options.get("illegal_action") == "penalize"
+    episodes = 0
+    for step in range(steps):
+        np.testing.assert_array_equal(obs, batch.observe()[0])
+        np.testing.assert_array_equal(info["action_mask"], info_mask(batch.action_masks()[0]))
+        assert info["agent_seat"] == batch.agent_seat[0]
+        assert info["dealer"] == batch.engine.dealer[0]
+        legal = info["action_mask"].nonzero()[0]
+        a = int(legal[rng.integers(len(legal))])
+        if penalize and step % 97 == 5:
+            a = 106 if not info["action_mask"][106] else 0
+        actions = np.array([a, *(random_legal(m, rng) for m in batch.action_masks()[1:])])
+        result = batch.step(actions)
+        obs, reward, terminated, truncated, info = env.step(a)
+        assert (type(reward), reward) == (float, float(result.reward[0]))
+        assert (terminated, truncated) == (result.terminated[0], result.truncated[0])
+        want = result_info(result, 0)
+        assert {k: (type(v), v) for k, v in want.items()} == {
+            k: (type(info[k]), info[k]) for k in want
+        }, step
+        if terminated or truncated:
+            episodes += 1
+            obs, info = env.reset()
+            batch.reset(~batch.awaiting)
+    assert episodes >= 3
+    assert env.core.redeals[0] == batch.redeals[0]
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A random legal action of one bool mask (0 when none is legal)."""
+    legal = mask.nonzero()[0]
+    return int(legal[rng.integers(len(legal))]) if legal.size else 0

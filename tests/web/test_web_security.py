@@ -71,10 +71,11 @@ def test_a_path_for_the_opponent_is_refused_and_nothing_is_loaded(client, tmp_pa
 
 
 def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path, monkeypatch) -> None:
-    """``--models runs/`` lists its zips and model folders by name; trusted, those play.
+    """``--models runs/`` lists its model folders and zips by name; those play.
 
-    A model zip holds pickled objects: without ``--trust-model`` (``HGIN_TRUST_MODEL``)
-    a listed one is refused with a 400, with it the names play.
+    A run's ``final_model/`` (data) plays untrusted and hides the ``final_model.zip``
+    beside it. A model zip holds pickled objects: without ``--trust-model``
+    (``HGIN_TRUST_MODEL``) a listed one is refused with a 400, with it the names play.
     """
     monkeypatch.delenv("HGIN_TRUST_MODEL", raising=False)
     runs = tmp_path / "runs"
@@ -84,12 +85,17 @@ def test_models_under_the_command_line_folders_are_offered_by_name(tmp_path, mon
 
     policy_to_zip(SHIPPED, runs / "a" / "final_model.zip")
     shutil.copy(runs / "a" / "final_model.zip", runs / "b" / "model.zip")
+    # a run as training leaves it: final_model/ (data) beside final_model.zip: one name
+    shutil.copytree(SHIPPED, runs / "c" / "final_model")
+    shutil.copy(runs / "a" / "final_model.zip", runs / "c" / "final_model.zip")
     app = create_app(Defaults(opponent="simple"), catalog=PolicyCatalog([runs]))
     with table_client(app) as c:
         models = c.get("/api/options").json()["models"]
-        assert models == [*shipped_models(), "runs/a/final_model", "runs/b"]
+        assert models == [*shipped_models(), "runs/c/final_model", "runs/a/final_model", "runs/b"]
         untrusted = c.post("/api/play", json={"opponent": "runs/b", "seed": 2})
         assert untrusted.status_code == 400 and stored(c) == 0
+        folder = c.post("/api/play", json={"opponent": "runs/c/final_model", "seed": 2})
+        assert folder.status_code == 200, folder.text  # a model folder needs no trust
         monkeypatch.setenv("HGIN_TRUST_MODEL", "1")
         for name in ("runs/a/final_model", "runs/b"):
             view = c.post("/api/play", json={"opponent": name, "seed": 2}).json()

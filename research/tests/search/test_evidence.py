@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from helpers.search import search_decision, simple_positions
 
-from agents.bots.features import meld_with
 from agents.search.worlds import sample_worlds, seen_position, world_keys
 from hgin_env.engine.config import RulesConfig
+from hgin_env.engine.melds import meld_with
 from research.search.evidence import world_weights
 
 

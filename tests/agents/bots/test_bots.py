@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 
 import numpy as np
 import pytest
@@ -11,9 +10,8 @@ from helpers.deck import make_deck
 
 from agents import ExpertBot, PatientBot, SimpleBot, TempoBot, evaluate
 from agents.bots import SimpleBotV1
-from agents.bots.features import best_after_draws, expected_after_draw, meld_with
 from hgin_env.engine import DRAW, KNOCK, PASS, TAKE, GinEngine, RulesConfig
-from hgin_env.engine.cards import N_CARDS, card_id
+from hgin_env.engine.cards import card_id
 from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 from hgin_env.envs.play import play_batch
@@ -140,42 +138,6 @@ def test_simple_and_expert_play_exactly_as_pinned(keyed):
     history = play_hands([SimpleBot(5), ExpertBot(6)], n_games=24, steps=160, seed=21, keyed=keyed)
     digest = hashlib.sha256(history.astype(np.int64).tobytes()).hexdigest()[:16]
     assert digest == PINNED_PLAY[keyed]
-
-
-def test_meld_with_matches_enumerated_melds():
-    """``meld_with`` is true exactly when some 3-card meld joins the card to two held cards."""
-    rng = np.random.default_rng(0)
-    hands = np.zeros((300, N_CARDS), bool)
-    for h in hands:
-        h[rng.choice(N_CARDS, rng.integers(3, 16), replace=False)] = True
-    got = meld_with(hands)
-    for h, row in zip(hands, got, strict=True):
-        for c in range(N_CARDS):
-            suit, rank = divmod(c, 13)
-            others = [s * 13 + rank for s in range(4) if s != suit]
-            sets = [pair for pair in itertools.combinations(others, 2)]
-            runs = [
-                (suit * 13 + rank + i, suit * 13 + rank + j)
-                for i, j in ((-2, -1), (-1, 1), (1, 2))
-                if 0 <= rank + i < 13 and 0 <= rank + j < 13
-            ]
-            want = any(h[x] and h[y] for x, y in sets + runs)
-            assert row[c] == want, (np.flatnonzero(h), c)
-
-
-def test_expected_after_draw_matches_brute_force():
-    """The closed form for loose cards gives the plain mean of the one-card lookahead."""
-    rng = np.random.default_rng(1)
-    order = np.argsort(rng.random((40, N_CARDS)), axis=1)
-    kept = np.zeros((40, N_CARDS), bool)
-    np.put_along_axis(kept, order[:, :10], True, axis=1)
-    unseen = np.zeros_like(kept)
-    np.put_along_axis(unseen, order[:, 10:35], True, axis=1)
-    fast = expected_after_draw(kept, unseen)
-    for i in range(40):
-        draws = np.flatnonzero(unseen[i])
-        slow = best_after_draws(np.repeat(kept[i : i + 1], draws.size, axis=0), draws).mean()
-        assert fast[i] == pytest.approx(slow)
 
 
 def test_simple_takes_the_upcard_only_to_meld():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers.deck import deal, play
 
-from agents.bots.features import best_deadwood_sets, random_best_deadwood
+from agents.bots.features import random_best_deadwood
 from agents.bots.simple import SimpleBot
 from hgin_env.engine.actions import action_text
 from hgin_env.engine.cards import N_CARDS, card_text, parse_card_list
@@ -103,18 +103,6 @@ def test_simple_discards_and_knocks_by_the_classic_rule(hand, upcard, expected, 
 
 
 # ------------------------------------------------------------------ arrangements
-def test_best_deadwood_sets_lists_every_least_deadwood_arrangement():
-    """8C 8D 8H 7C 9C: a set or a run, same deadwood; the two unmelded sets are found."""
-    hand = mask_of("8C 8D 8H 7C 9C KS")
-    deadwood, best = best_deadwood_sets(hand)
-    found = {
-        frozenset(card_text(c) for c in range(N_CARDS) if (int(d) >> c) & 1)
-        for d, b in zip(deadwood[0], best[0], strict=True)
-        if b
-    }
-    assert found == {frozenset({"7C", "9C", "KS"}), frozenset({"8D", "8H", "KS"})}
-
-
 def test_random_best_deadwood_draws_each_arrangement_from_the_uniform():
     """The choice follows the uniform number: low and high numbers give the two sets."""
     hand = mask_of("8C 8D 8H 7C 9C KS")

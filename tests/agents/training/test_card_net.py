@@ -13,7 +13,6 @@ import torch
 from helpers.policies import assert_plays_legally
 from helpers.training import TINY_CARDS
 
-from agents.bots.features import meld_with as meld_with_np
 from agents.policies.card_layers import (
     CONTEXT_START,
     N_CONTEXT,
@@ -31,6 +30,7 @@ from agents.training.config import ConfigError, build_config
 from agents.training.sb3.runner import train
 from hgin_env.engine.actions import DRAW, KNOCK, N_ACTIONS, PASS, TAKE
 from hgin_env.engine.cards import N_CARDS, card_id, parse_cards
+from hgin_env.engine.melds import meld_with as meld_with_np
 from hgin_env.envs.observation import (
     OBS_DIM,
     OBS_DIMS,
