@@ -373,7 +373,7 @@ def test_vector_env_workers_hold_no_socket_and_end_with_close():
         assert len(pids) == 2 and all(alive(p) for p in pids)
         env.reset(seed=0)
         env.step(knock_or_legal(env.unwrapped.action_masks(), np.random.default_rng(0)))
-        assert sockets([os.getpid(), *pids]) == []
+        assert sockets(pids) == []  # the test process may hold sockets of earlier tests
     finally:
         env.close()
     env.close()
