@@ -168,33 +168,6 @@ def rollout_rate(rollout: str, worlds: int, pool: tuple[np.ndarray, ...]) -> flo
     return None if count is None else count / elapsed
 
 
-def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``size`` decisions (observations, masks, keys) with 2+ legal actions, ``simple`` play."""
-    from agents.bots import SimpleBot
-    from hgin_env.engine.keys import hash_stream
-    from hgin_env.engine.series import SeriesEngine
-    from hgin_env.envs.observation import encode_observations
-
-    series = SeriesEngine(64, seed=seed)
-    series.reset()
-    bot = SimpleBot(seed)
-    rng = np.random.default_rng(seed)
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
-    while sum(m.shape[0] for m in mask_rows) < size:
-        eng = series.engine
-        obs = encode_observations(eng, eng.current_player, series.sheets)
-        masks = eng.legal_action_mask()
-        pick = np.flatnonzero((masks.sum(axis=1) > 1) & (rng.random(eng.n) < 0.1))
-        obs_rows.append(obs[pick])
-        mask_rows.append(masks[pick])
-        series.step(bot.act(obs, masks))
-        if series.finished.any():
-            series.reset(series.finished)
-    keys = hash_stream(np.arange(size, dtype=np.uint64), np.zeros(size, np.int64), 99)
-    return np.concatenate(obs_rows)[:size], np.concatenate(mask_rows)[:size], keys
-
-
 def _two(x: float) -> str:
     """A rate with two decimals (series per second are few)."""
     return f"{x:,.2f}"
@@ -202,7 +175,9 @@ def _two(x: float) -> str:
 
 def bot_table(args: argparse.Namespace) -> None:
     """Time bot play: ``evaluate.py expert simple`` series and the search's bot rollouts."""
-    pool = decision_pool(64, seed=5)
+    from benchmarks.search_speed import decision_pool
+
+    pool = decision_pool(64, seed=5, games=64, share=0.1)
     got = interleaved(
         {
             f"evaluate.py expert simple ({args.bot_series} series), series/s": (

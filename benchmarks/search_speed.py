@@ -47,9 +47,15 @@ from hgin_env.engine.series import SeriesEngine
 from hgin_env.envs.observation import encode_observations
 
 
-def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``size`` decisions (obs, masks, keys) with 2+ legal actions from simple-vs-simple series."""
-    series = SeriesEngine(256, seed=seed)
+def decision_pool(
+    size: int, seed: int, games: int = 256, share: float = 0.05
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``size`` decisions (obs, masks, keys) with 2+ legal actions from simple-vs-simple series.
+
+    ``games`` series play at once; each decision with 2+ legal actions joins the pool with
+    probability ``share``.
+    """
+    series = SeriesEngine(games, seed=seed)
     series.reset()
     bot = SimpleBot(seed)
     rng = np.random.default_rng(seed)
@@ -59,7 +65,7 @@ def decision_pool(size: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
         eng = series.engine
         obs = encode_observations(eng, eng.current_player, series.sheets)
         masks = eng.legal_action_mask()
-        pick = np.flatnonzero((masks.sum(axis=1) > 1) & (rng.random(eng.n) < 0.05))
+        pick = np.flatnonzero((masks.sum(axis=1) > 1) & (rng.random(eng.n) < share))
         obs_rows.append(obs[pick])
         mask_rows.append(masks[pick])
         series.step(bot.act(obs, masks))
